@@ -1,0 +1,130 @@
+//! Random playouts on a board copy: the light policy measured by `tengen bench` and the
+//! seki-preserving policy the scorer uses to tell dead stones from living ones.
+//! A playout allocates nothing: it plays on the `Board` it is given.
+
+use rand::RngExt;
+use rand::rngs::SmallRng;
+
+use super::{Board, Cell, Color, Point};
+
+/// Which moves a playout may choose from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Any legal move that does not fill an own eye, uniformly at random.
+    Light,
+    /// As `Light`, but never a self-atari of a string of two or more stones. Random playouts
+    /// that fill shared liberties destroy every seki; this policy keeps them.
+    NoSelfAtari,
+}
+
+/// Plays random moves from `board` with `to_move` first until both sides pass in a row or
+/// `max_moves` moves (passes included) have been made. Returns the number of moves made.
+pub fn play_out(
+    board: &mut Board,
+    mut to_move: Color,
+    policy: Policy,
+    max_moves: usize,
+    rng: &mut SmallRng,
+) -> usize {
+    let mut passes = 0;
+    let mut moves = 0;
+    while passes < 2 && moves < max_moves {
+        match random_move(board, to_move, policy, rng) {
+            Some(p) => {
+                board.play(p, to_move);
+                passes = 0;
+            }
+            None => {
+                board.pass();
+                passes += 1;
+            }
+        }
+        moves += 1;
+        to_move = to_move.opponent();
+    }
+    moves
+}
+
+/// The default move cap of a playout: three times the number of points.
+pub fn move_cap(size: usize) -> usize {
+    3 * size * size
+}
+
+/// A random move for `c` allowed by `policy`, or `None` when there is none (the player passes).
+/// Starts at a random empty point and takes the first acceptable one from there on.
+pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) -> Option<Point> {
+    let n = board.empty_count();
+    if n == 0 {
+        return None;
+    }
+    let start = rng.random_range(0..n);
+    (start..n).chain(0..start).map(|k| board.empty_at(k)).find(|&p| {
+        !board.is_eye(p, c)
+            && board.legality(p, c).is_ok()
+            && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s < 2))
+    })
+}
+
+/// Who owns `p` on a played-out board under area counting: the colour of its stone, or of all
+/// its neighbours when it is empty; `None` for an empty point touching both colours.
+pub fn area_owner(board: &Board, p: Point) -> Option<Color> {
+    if let Some(c) = board.color_at(p) {
+        return Some(c);
+    }
+    let mut owner = None;
+    for n in board.neighbors(p) {
+        match board.cell(n) {
+            Cell::Black | Cell::White => {
+                let c = board.cell(n).color();
+                if owner.is_some() && owner != c {
+                    return None;
+                }
+                owner = c;
+            }
+            Cell::Empty | Cell::Border => {}
+        }
+    }
+    owner
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn playouts_end_with_only_eyes_and_keep_invariants() {
+        let mut rng = SmallRng::seed_from_u64(7);
+        for size in [2, 3, 5, 9, 13, 19] {
+            for policy in [Policy::Light, Policy::NoSelfAtari] {
+                for _ in 0..20 {
+                    let mut board = Board::new(size);
+                    let moves = play_out(&mut board, Color::Black, policy, move_cap(size), &mut rng);
+                    assert!(moves <= move_cap(size));
+                    board.check_invariants();
+                    if moves < move_cap(size) && policy == Policy::Light {
+                        // Both passed: no side has a move left but eye fills.
+                        for c in Color::ALL {
+                            assert_eq!(random_move(&board, c, policy, &mut rng), None);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn area_owner_of_empty_points() {
+        let mut board = Board::new(5);
+        let p = |v: &str| Point::parse(v, 5).unwrap();
+        for v in ["B1", "A2"] {
+            board.play(p(v), Color::Black);
+        }
+        assert_eq!(area_owner(&board, p("A1")), Some(Color::Black));
+        board.play(p("C3"), Color::White);
+        assert_eq!(area_owner(&board, p("C2")), Some(Color::White));
+        board.play(p("D2"), Color::Black);
+        assert_eq!(area_owner(&board, p("C2")), None);
+        assert_eq!(area_owner(&board, p("E5")), None);
+    }
+}

@@ -1,0 +1,144 @@
+use super::*;
+use proptest::prelude::*;
+
+fn pt(board: &Board, v: &str) -> Point {
+    Point::parse(v, board.size()).unwrap()
+}
+
+/// Plays alternating moves given as vertices, Black first.
+fn board_with(size: usize, moves: &[&str]) -> Board {
+    let mut board = Board::new(size);
+    for (i, v) in moves.iter().enumerate() {
+        let c = if i % 2 == 0 { Color::Black } else { Color::White };
+        let p = pt(&board, v);
+        assert_eq!(board.legality(p, c), Ok(()), "{v}");
+        board.play(p, c);
+        board.check_invariants();
+    }
+    board
+}
+
+#[test]
+fn liberties_merge_and_capture() {
+    let mut board = board_with(9, &["E5", "E6", "D5", "F5"]);
+    let e5 = pt(&board, "E5");
+    assert_eq!(board.string_size(e5), 2);
+    assert_eq!(board.liberties(e5), 4);
+    // White surrounds the two stones: C5, D4, E4, D6.
+    for v in ["C5", "D4", "E4"] {
+        board.play(pt(&board, v), Color::White);
+        board.check_invariants();
+    }
+    assert_eq!(board.liberties(e5), 1);
+    let captured = board.play(pt(&board, "D6"), Color::White);
+    assert_eq!(captured, 2);
+    assert_eq!(board.captures(Color::White), 2);
+    assert_eq!(board.color_at(e5), None);
+    board.check_invariants();
+}
+
+#[test]
+fn simple_ko_forbids_immediate_retake_only() {
+    // Black C3 sits in White's mouth (C2 C4 D3); White takes it at B3, inside A3 B2 B4.
+    let mut board = board_with(5, &["B2", "C2", "A3", "D3", "B4", "C4", "C3"]);
+    let b3 = pt(&board, "B3");
+    assert_eq!(board.legality(b3, Color::White), Ok(()));
+    assert_eq!(board.play(b3, Color::White), 1);
+    let c3 = pt(&board, "C3");
+    assert_eq!(board.ko(), Some((c3, Color::Black)));
+    assert_eq!(board.legality(c3, Color::Black), Err(BoardIllegal::Ko));
+    // After a move elsewhere the ko may be retaken.
+    board.play(pt(&board, "E5"), Color::Black);
+    board.play(pt(&board, "E1"), Color::White);
+    assert_eq!(board.legality(c3, Color::Black), Ok(()));
+    assert_eq!(board.play(c3, Color::Black), 1);
+    board.check_invariants();
+}
+
+#[test]
+fn suicide_detected_and_removed_when_played() {
+    let mut board = board_with(5, &["B1", "E5", "A2"]);
+    let a1 = pt(&board, "A1");
+    assert_eq!(board.legality(a1, Color::White), Err(BoardIllegal::Suicide));
+    assert!(board.legality(a1, Color::Black).is_ok());
+    // Multi-stone suicide when the rules allow it: the whole string goes.
+    let mut board = board_with(4, &["A2", "A1", "B2", "D4"]);
+    // White A1 has one liberty, B1; once Black holds C1, White B1 kills both white stones.
+    let b1 = pt(&board, "B1");
+    board.play(pt(&board, "C1"), Color::Black);
+    assert_eq!(board.legality(b1, Color::White), Err(BoardIllegal::Suicide));
+    let before = board.hash_after(b1, Color::White);
+    board.play(b1, Color::White);
+    assert_eq!(board.color_at(a1), None);
+    assert_eq!(board.color_at(b1), None);
+    assert_eq!(board.captures(Color::Black), 2);
+    assert_eq!(board.hash(), before);
+    board.check_invariants();
+}
+
+#[test]
+fn eyes_true_and_false() {
+    let board = board_with(9, &["A2", "J9", "B1", "J8", "B2", "J7"]);
+    assert!(board.is_eye(pt(&board, "A1"), Color::Black));
+    assert!(!board.is_eye(pt(&board, "A1"), Color::White));
+    // A false eye in the middle: two opponent diagonals.
+    let board = board_with(
+        9,
+        &["D5", "D4", "F5", "F4", "E4", "F6", "E6", "A1"],
+    );
+    let e5 = pt(&board, "E5");
+    assert!(!board.is_eye(e5, Color::Black));
+}
+
+#[test]
+fn hash_after_matches_play() {
+    let board = board_with(5, &["B2", "C2", "A3", "D3", "B4", "C4", "C3"]);
+    let b3 = pt(&board, "B3");
+    let predicted = board.hash_after(b3, Color::White);
+    let mut after = board.clone();
+    after.play(b3, Color::White);
+    assert_eq!(after.hash(), predicted);
+}
+
+#[test]
+fn self_atari_sizes() {
+    let board = board_with(5, &["A2", "B3", "B2", "C2", "E5", "B1"]);
+    // Black A1 joins A2-B2 (libs A3 and A1); after A1 only A3 remains: self-atari of 3.
+    assert_eq!(board.self_atari_size(pt(&board, "A1"), Color::Black), Some(3));
+    // A move in the open is never self-atari.
+    assert_eq!(board.self_atari_size(pt(&board, "D3"), Color::Black), None);
+}
+
+#[test]
+fn string_liberties_lists_distinct_points() {
+    let board = board_with(9, &["E5", "A1", "E6"]);
+    let mut buf = [Point::from_index(0); 16];
+    let n = board.string_liberties(pt(&board, "E5"), &mut buf);
+    assert_eq!(n, 6);
+    assert_eq!(n, board.liberties(pt(&board, "E6")));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_games_keep_invariants(size in 2usize..=13, seed in any::<u64>(), allow_suicide in any::<bool>()) {
+        use rand::{SeedableRng, RngExt, rngs::SmallRng};
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut board = Board::new(size);
+        let mut c = Color::Black;
+        for _ in 0..(size * size * 2) {
+            let empties: Vec<Point> = board.empty_points().collect();
+            if empties.is_empty() { break; }
+            let p = empties[rng.random_range(0..empties.len())];
+            match board.legality(p, c) {
+                Ok(()) => { let h = board.hash_after(p, c); board.play(p, c); prop_assert_eq!(board.hash(), h); }
+                Err(BoardIllegal::Suicide) if allow_suicide => {
+                    let h = board.hash_after(p, c); board.play(p, c); prop_assert_eq!(board.hash(), h);
+                }
+                Err(_) => board.pass(),
+            }
+            board.check_invariants();
+            c = c.opponent();
+        }
+    }
+}

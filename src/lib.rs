@@ -1,0 +1,3 @@
+//! tengen: a Go engine that speaks GTP.
+
+pub mod board;
