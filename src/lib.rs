@@ -1,3 +1,4 @@
 //! tengen: a Go engine that speaks GTP.
 
 pub mod board;
+pub mod game;

@@ -316,7 +316,7 @@ impl Board {
         let mut found = [p; 2];
         let mut n_found = 0;
         let mut size = 1;
-        let mut add = |q: Point, found: &mut [Point; 2], n_found: &mut usize| -> bool {
+        let add = |q: Point, found: &mut [Point; 2], n_found: &mut usize| -> bool {
             if q != p && !found[..*n_found].contains(&q) {
                 found[*n_found] = q;
                 *n_found += 1;

@@ -1,0 +1,337 @@
+//! The one scorer: dead stones from the ownership seen over many playouts that keep seki
+//! alive, then area or territory counting. `final_score`, `final_status_list`, cleanup and
+//! (later) the match referee all use it.
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rayon::prelude::*;
+
+use super::{Game, Scoring};
+use crate::board::playout::{Policy, area_owner, move_cap, play_out};
+use crate::board::{Board, Color, MAX_CELLS, Point};
+
+/// Playouts the scorer runs by default.
+pub const DEFAULT_PLAYOUTS: usize = 1000;
+
+/// Playouts per parallel batch; each batch has its own generator.
+const BATCH: usize = 50;
+
+/// What the scorer decided about a stone.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StoneStatus {
+    /// Lives.
+    Alive,
+    /// Will be captured: counted for the opponent.
+    Dead,
+    /// Lives without two eyes, sharing liberties with the opponent.
+    Seki,
+}
+
+impl StoneStatus {
+    /// The word `final_status_list` uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            StoneStatus::Alive => "alive",
+            StoneStatus::Dead => "dead",
+            StoneStatus::Seki => "seki",
+        }
+    }
+}
+
+/// Life and death of every stone of a position, and the score it implies.
+pub struct Assessment {
+    size: usize,
+    status: Vec<Option<StoneStatus>>,
+    /// Black's lead including komi (negative: White leads).
+    score: f64,
+}
+
+impl Assessment {
+    /// Judges the current position of `game` with `playouts` playouts (deterministic for a
+    /// given position).
+    pub fn of(game: &Game, playouts: usize) -> Assessment {
+        let board = game.board();
+        let ownership = Ownership::sample(board, game.to_move(), playouts);
+        let mut status = vec![None; MAX_CELLS];
+        for p in board.points() {
+            let Some(c) = board.color_at(p) else { continue };
+            // A string lives or dies as a whole: judge it by its stones' average.
+            let head = board.string_head(p);
+            if head != p {
+                continue;
+            }
+            let stones: Vec<Point> = board.string_stones(p).collect();
+            let kept: u32 = stones.iter().map(|s| ownership.owned[c.index()][s.index()]).sum();
+            let verdict = if 2 * kept < ownership.playouts * stones.len() as u32 {
+                StoneStatus::Dead
+            } else if ownership.shares_liberties(board, p) {
+                StoneStatus::Seki
+            } else {
+                StoneStatus::Alive
+            };
+            for s in stones {
+                status[s.index()] = Some(verdict);
+            }
+        }
+        let score = count(game, &status);
+        Assessment {
+            size: board.size(),
+            status,
+            score,
+        }
+    }
+
+    /// The status of the stone on `p` (`None` for an empty point).
+    pub fn status(&self, p: Point) -> Option<StoneStatus> {
+        self.status[p.index()]
+    }
+
+    /// Every stone with status `s`, bottom row first.
+    pub fn stones_with(&self, s: StoneStatus) -> Vec<Point> {
+        let size = self.size;
+        (0..size)
+            .flat_map(|row| (0..size).map(move |col| Point::new(size, col, row)))
+            .filter(|p| self.status(*p) == Some(s))
+            .collect()
+    }
+
+    /// Black's lead including komi.
+    pub fn score(&self) -> f64 {
+        self.score
+    }
+
+    /// The result as GTP and SGF write it: `B+2.5`, `W+31`, `0`.
+    pub fn result(&self) -> String {
+        format_result(self.score)
+    }
+}
+
+/// `B+x`, `W+x` or `0` for a lead of `score` points for Black.
+pub fn format_result(score: f64) -> String {
+    if score > 0.0 {
+        format!("B+{score}")
+    } else if score < 0.0 {
+        format!("W+{}", -score)
+    } else {
+        "0".to_string()
+    }
+}
+
+/// How often each point ended up owned by each colour.
+struct Ownership {
+    playouts: u32,
+    owned: [Vec<u32>; 2],
+    /// Playouts in which the point ended empty and owned by nobody (dame, seki liberties).
+    neutral: Vec<u32>,
+}
+
+impl Ownership {
+    fn sample(board: &Board, to_move: Color, playouts: usize) -> Ownership {
+        let batches = playouts.div_ceil(BATCH).max(1);
+        let seed = board.hash();
+        (0..batches)
+            .into_par_iter()
+            .map(|batch| {
+                let mut rng = SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
+                let mut own = Ownership::empty();
+                for _ in 0..BATCH {
+                    let mut b = board.clone();
+                    play_out(&mut b, to_move, Policy::NoSelfAtari, move_cap(board.size()), &mut rng);
+                    own.playouts += 1;
+                    for p in b.points() {
+                        match area_owner(&b, p) {
+                            Some(c) => own.owned[c.index()][p.index()] += 1,
+                            None => own.neutral[p.index()] += 1,
+                        }
+                    }
+                }
+                own
+            })
+            .reduce(Ownership::empty, Ownership::merge)
+    }
+
+    fn empty() -> Ownership {
+        Ownership {
+            playouts: 0,
+            owned: [vec![0; MAX_CELLS], vec![0; MAX_CELLS]],
+            neutral: vec![0; MAX_CELLS],
+        }
+    }
+
+    fn merge(mut self, other: Ownership) -> Ownership {
+        self.playouts += other.playouts;
+        for (a, b) in self.owned.iter_mut().zip(&other.owned) {
+            a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+        }
+        self.neutral.iter_mut().zip(&other.neutral).for_each(|(x, y)| *x += y);
+        self
+    }
+
+    /// Whether the living string on `p` keeps a liberty that stays neutral in most playouts:
+    /// a liberty shared with the opponent that neither side can fill.
+    fn shares_liberties(&self, board: &Board, p: Point) -> bool {
+        let mut libs = [p; 64];
+        let n = board.string_liberties(p, &mut libs);
+        libs[..n]
+            .iter()
+            .any(|q| 2 * self.neutral[q.index()] > self.playouts)
+    }
+}
+
+/// Black's lead (komi included) with the dead stones in `status` taken off the board.
+fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
+    let board = game.board();
+    let alive = |p: Point| -> Option<Color> {
+        board
+            .color_at(p)
+            .filter(|_| status[p.index()] != Some(StoneStatus::Dead))
+    };
+    let mut area = [0i64; 2];
+    let mut territory = [0i64; 2];
+    let mut dead_taken = [0i64; 2];
+    let mut visited = vec![false; MAX_CELLS];
+    for p in board.points() {
+        if let Some(c) = alive(p) {
+            area[c.index()] += 1;
+            continue;
+        }
+        if visited[p.index()] {
+            continue;
+        }
+        // Flood the region of empty points and dead stones; see which colours border it.
+        let mut region = vec![p];
+        visited[p.index()] = true;
+        let mut borders = [false; 2];
+        let mut k = 0;
+        while k < region.len() {
+            for n in board.neighbors(region[k]) {
+                if board.cell(n) == crate::board::Cell::Border {
+                    continue;
+                }
+                match alive(n) {
+                    Some(c) => borders[c.index()] = true,
+                    None if !visited[n.index()] => {
+                        visited[n.index()] = true;
+                        region.push(n);
+                    }
+                    None => {}
+                }
+            }
+            k += 1;
+        }
+        if let [true, false] | [false, true] = borders {
+            let owner = if borders[0] { Color::Black } else { Color::White };
+            area[owner.index()] += region.len() as i64;
+            territory[owner.index()] += region.len() as i64;
+            let dead = region.iter().filter(|q| board.color_at(**q).is_some()).count();
+            dead_taken[owner.index()] += dead as i64;
+        }
+    }
+    let lead = match game.rules().scoring {
+        Scoring::Area => area[0] - area[1],
+        Scoring::Territory => {
+            let points = |c: Color| {
+                territory[c.index()] + dead_taken[c.index()] + board.captures(c) as i64
+            };
+            points(Color::Black) - points(Color::White)
+        }
+    };
+    lead as f64 - game.rules().komi
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    fn game_from(rows: &[&str], rules: Rules) -> Game {
+        let size = rows.len();
+        let mut game = Game::new(size, rules);
+        let mut stones = Vec::new();
+        for (r, line) in rows.iter().enumerate() {
+            for (col, ch) in line.chars().filter(|c| !c.is_whitespace()).enumerate() {
+                let row = size - 1 - r;
+                let c = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    _ => None,
+                };
+                if c.is_some() {
+                    stones.push((Point::new(size, col, row), c));
+                }
+            }
+        }
+        game.setup(&stones).unwrap();
+        game
+    }
+
+    #[test]
+    fn area_and_territory_on_a_settled_board() {
+        let rows = [
+            ". X O . .",
+            "X X O . .",
+            ". X O . .",
+            "X X O O O",
+            ". X O . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(0.5));
+        let a = Assessment::of(&game, 200);
+        assert!(a.stones_with(StoneStatus::Dead).is_empty());
+        // Black: 7 stones + 3 points = 10; White: 7 stones + 8 points = 15.
+        assert_eq!(a.score(), 10.0 - 15.0 - 0.5);
+        assert_eq!(a.result(), "W+5.5");
+        let game = game_from(&rows, Rules::japanese(0.5));
+        assert_eq!(Assessment::of(&game, 200).score(), 3.0 - 8.0 - 0.5);
+    }
+
+    #[test]
+    fn a_lone_stone_in_territory_is_dead() {
+        let rows = [
+            ". . X O . . .",
+            ". . X O . . .",
+            ". . X O . X .",
+            ". X X O . . .",
+            ". X O O . . .",
+            ". X O . . . .",
+            ". X O . . . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(0.0));
+        let a = Assessment::of(&game, 400);
+        let f5 = Point::parse("F5", 7).unwrap();
+        assert_eq!(a.stones_with(StoneStatus::Dead), vec![f5]);
+        assert_eq!(a.status(Point::parse("C7", 7).unwrap()), Some(StoneStatus::Alive));
+        // Black: 8 stones + A1-A7, B5-B7 = 18; White: 8 stones + 23 points (F5 included).
+        assert_eq!(a.score(), 18.0 - 31.0);
+    }
+
+    #[test]
+    fn seki_is_kept_alive() {
+        // Black C9-C8-C7-D7 and White E9-E8-E7 have no eye and share D9 and D8: whoever
+        // fills one of them is captured, so both live in seki.
+        let rows = [
+            ". O X . O X . . .",
+            ". O X . O X . . .",
+            ". O X X O X . . .",
+            ". O O O X X . . .",
+            ". . . O X . . . .",
+            ". . . O X . . . .",
+            ". . . O X . . . .",
+            ". . . O X . . . .",
+            ". . . O X . . . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(0.0));
+        let a = Assessment::of(&game, 400);
+        let p = |v| Point::parse(v, 9).unwrap();
+        assert_eq!(a.status(p("C9")), Some(StoneStatus::Seki));
+        assert_eq!(a.status(p("E9")), Some(StoneStatus::Seki));
+        assert_eq!(a.status(p("D1")), Some(StoneStatus::Alive));
+        assert!(a.stones_with(StoneStatus::Dead).is_empty());
+    }
+
+    #[test]
+    fn result_format() {
+        assert_eq!(format_result(2.5), "B+2.5");
+        assert_eq!(format_result(-31.0), "W+31");
+        assert_eq!(format_result(0.0), "0");
+    }
+}
