@@ -2,3 +2,5 @@
 
 pub mod board;
 pub mod game;
+pub mod player;
+pub mod sgf;

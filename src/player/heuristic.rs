@@ -1,0 +1,1 @@
+//! The medium level (to be written).

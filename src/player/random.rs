@@ -1,0 +1,1 @@
+//! The easy level (to be written).

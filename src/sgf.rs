@@ -1,0 +1,1 @@
+//! Reading SGF (to be written).
