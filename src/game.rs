@@ -4,7 +4,9 @@
 mod handicap;
 pub mod score;
 
-pub use handicap::{HandicapError, fixed_handicap_points, free_handicap_points};
+pub use handicap::{
+    HandicapError, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
+};
 
 use std::fmt;
 

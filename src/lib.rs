@@ -1,6 +1,10 @@
 //! tengen: a Go engine that speaks GTP.
 
+pub mod bench;
 pub mod board;
+pub mod clock;
+pub mod config;
 pub mod game;
+pub mod gtp;
 pub mod player;
 pub mod sgf;

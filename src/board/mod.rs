@@ -10,7 +10,7 @@ mod point;
 mod zobrist;
 
 pub use color::{Color, ParseColorError};
-pub use point::{MAX_CELLS, MAX_SIZE, MIN_SIZE, MAX_STRIDE, Move, Point, VertexError};
+pub use point::{MAX_CELLS, MAX_SIZE, MAX_STRIDE, MIN_SIZE, Move, Point, VertexError};
 
 use zobrist::KEYS;
 
@@ -93,7 +93,10 @@ pub struct Board {
 impl Board {
     /// An empty board of `size` (must be within [`MIN_SIZE`]..=[`MAX_SIZE`]).
     pub fn new(size: usize) -> Board {
-        assert!((MIN_SIZE..=MAX_SIZE).contains(&size), "board size {size} out of range");
+        assert!(
+            (MIN_SIZE..=MAX_SIZE).contains(&size),
+            "board size {size} out of range"
+        );
         let stride = size + 2;
         let mut board = Board {
             size,
@@ -496,9 +499,7 @@ impl Board {
         let mut counted = [0u64; MARK_WORDS];
         let mut consider = |board: &Board, q: Point| {
             let qi = q.index();
-            if board.cells[qi] == Cell::Empty
-                && q != p
-                && counted[qi / 64] & (1 << (qi % 64)) == 0
+            if board.cells[qi] == Cell::Empty && q != p && counted[qi / 64] & (1 << (qi % 64)) == 0
             {
                 counted[qi / 64] |= 1 << (qi % 64);
                 if !board.touches_string(q, p, big) {
@@ -531,14 +532,20 @@ impl Board {
     #[inline]
     fn touches_string(&self, q: Point, except: Point, g: usize) -> bool {
         self.neighbors(q).iter().any(|&r| {
-            r != except && self.cells[r.index()].color().is_some() && self.head[r.index()] as usize == g
+            r != except
+                && self.cells[r.index()].color().is_some()
+                && self.head[r.index()] as usize == g
         })
     }
 
     /// Merges the strings with heads `a` and `b`; returns the surviving head. Liberty counts
     /// of the result are the caller's business.
     fn join(&mut self, a: usize, b: usize) -> usize {
-        let (big, small) = if self.stones[a] >= self.stones[b] { (a, b) } else { (b, a) };
+        let (big, small) = if self.stones[a] >= self.stones[b] {
+            (a, b)
+        } else {
+            (b, a)
+        };
         let mut s = small;
         loop {
             self.head[s] = big as u16;
@@ -656,7 +663,10 @@ impl Board {
                     assert_eq!(self.stones[head] as usize, members.len(), "string size");
                     assert_eq!(self.string_stones(p).count(), members.len(), "string ring");
                     assert_eq!(self.libs[head], self.count_liberties(head), "liberties");
-                    assert!(self.libs[head] > 0, "string without liberty left on the board");
+                    assert!(
+                        self.libs[head] > 0,
+                        "string without liberty left on the board"
+                    );
                 }
             }
         }

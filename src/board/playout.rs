@@ -58,11 +58,14 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
         return None;
     }
     let start = rng.random_range(0..n);
-    (start..n).chain(0..start).map(|k| board.empty_at(k)).find(|&p| {
-        !board.is_eye(p, c)
-            && board.legality(p, c).is_ok()
-            && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s < 2))
-    })
+    (start..n)
+        .chain(0..start)
+        .map(|k| board.empty_at(k))
+        .find(|&p| {
+            !board.is_eye(p, c)
+                && board.legality(p, c).is_ok()
+                && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s < 2))
+        })
 }
 
 /// Who owns `p` on a played-out board under area counting: the colour of its stone, or of all
@@ -99,7 +102,8 @@ mod tests {
             for policy in [Policy::Light, Policy::NoSelfAtari] {
                 for _ in 0..20 {
                     let mut board = Board::new(size);
-                    let moves = play_out(&mut board, Color::Black, policy, move_cap(size), &mut rng);
+                    let moves =
+                        play_out(&mut board, Color::Black, policy, move_cap(size), &mut rng);
                     assert!(moves <= move_cap(size));
                     board.check_invariants();
                     if moves < move_cap(size) && policy == Policy::Light {

@@ -161,7 +161,17 @@ mod tests {
         assert_eq!(Point::parse("T20", 19), Err(VertexError::OffBoard));
         assert_eq!(Point::parse("A0", 19), Err(VertexError::OffBoard));
         assert_eq!(Point::parse("K1", 9), Err(VertexError::OffBoard));
-        for bad in ["", "4", "DD", "D", "D-1", "D4x", "D004", "é4", "D99999999999"] {
+        for bad in [
+            "",
+            "4",
+            "DD",
+            "D",
+            "D-1",
+            "D4x",
+            "D004",
+            "é4",
+            "D99999999999",
+        ] {
             assert!(Point::parse(bad, 19).is_err(), "{bad}");
         }
     }
@@ -171,6 +181,9 @@ mod tests {
         assert_eq!(Move::parse("PASS", 9), Ok(Move::Pass));
         assert_eq!(Move::parse("pass", 9), Ok(Move::Pass));
         assert_eq!(Move::Pass.to_vertex(9), "PASS");
-        assert_eq!(Move::parse("Z25", 25).map(|m| m.to_vertex(25)), Ok("Z25".into()));
+        assert_eq!(
+            Move::parse("Z25", 25).map(|m| m.to_vertex(25)),
+            Ok("Z25".into())
+        );
     }
 }

@@ -9,7 +9,11 @@ fn pt(board: &Board, v: &str) -> Point {
 fn board_with(size: usize, moves: &[&str]) -> Board {
     let mut board = Board::new(size);
     for (i, v) in moves.iter().enumerate() {
-        let c = if i % 2 == 0 { Color::Black } else { Color::White };
+        let c = if i % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
         let p = pt(&board, v);
         assert_eq!(board.legality(p, c), Ok(()), "{v}");
         board.play(p, c);
@@ -82,10 +86,7 @@ fn eyes_true_and_false() {
     assert!(board.is_eye(pt(&board, "A1"), Color::Black));
     assert!(!board.is_eye(pt(&board, "A1"), Color::White));
     // A false eye in the middle: two opponent diagonals.
-    let board = board_with(
-        9,
-        &["D5", "D4", "F5", "F4", "E4", "F6", "E6", "A1"],
-    );
+    let board = board_with(9, &["D5", "D4", "F5", "F4", "E4", "F6", "E6", "A1"]);
     let e5 = pt(&board, "E5");
     assert!(!board.is_eye(e5, Color::Black));
 }
@@ -104,7 +105,10 @@ fn hash_after_matches_play() {
 fn self_atari_sizes() {
     let board = board_with(5, &["A2", "B3", "B2", "C2", "E5", "B1"]);
     // Black A1 joins A2-B2 (libs A3 and A1); after A1 only A3 remains: self-atari of 3.
-    assert_eq!(board.self_atari_size(pt(&board, "A1"), Color::Black), Some(3));
+    assert_eq!(
+        board.self_atari_size(pt(&board, "A1"), Color::Black),
+        Some(3)
+    );
     // A move in the open is never self-atari.
     assert_eq!(board.self_atari_size(pt(&board, "D3"), Color::Black), None);
 }

@@ -1,0 +1,223 @@
+//! `engines.toml`: the levels and the players behind them. A user's file layers over the
+//! built-in defaults, so `easy` and `medium` exist unless the file redefines them.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::player::Player;
+use crate::player::heuristic::HeuristicPlayer;
+use crate::player::random::RandomPlayer;
+
+/// The file looked for in the working directory when no `--config` is given.
+pub const DEFAULT_FILE: &str = "engines.toml";
+
+/// The level played when neither the file nor the command line names one.
+const BUILTIN_DEFAULT_LEVEL: &str = "medium";
+
+/// What plays at a level.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "player", rename_all = "lowercase", deny_unknown_fields)]
+pub enum LevelConfig {
+    /// Uniformly random legal moves that don't fill own eyes (the easy level).
+    Random {
+        /// Fixed seed for reproducible games; random when absent.
+        seed: Option<u64>,
+    },
+    /// The one-ply heuristic evaluator (the medium level).
+    Heuristic {
+        /// Fixed seed for reproducible games; random when absent.
+        seed: Option<u64>,
+    },
+}
+
+impl LevelConfig {
+    /// A fresh player for this level.
+    pub fn build(&self) -> Box<dyn Player> {
+        match *self {
+            LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
+            LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
+        }
+    }
+}
+
+/// The file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    default_level: Option<String>,
+    #[serde(default)]
+    levels: BTreeMap<String, LevelConfig>,
+}
+
+/// The levels in force: the built-in ones with the user's file over them.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the user's file came from, if one was read.
+    pub source: Option<PathBuf>,
+    /// The level used when none is named.
+    pub default_level: String,
+    /// Every level by name.
+    pub levels: BTreeMap<String, LevelConfig>,
+}
+
+/// A configuration that cannot be used; `Display` is the one line the user reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError(String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Default for Config {
+    fn default() -> Config {
+        let levels = BTreeMap::from([
+            ("easy".to_string(), LevelConfig::Random { seed: None }),
+            ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
+        ]);
+        Config {
+            source: None,
+            default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
+            levels,
+        }
+    }
+}
+
+impl Config {
+    /// Loads `explicit` if given (it must exist), else `engines.toml` in the working
+    /// directory if present, else the built-in defaults.
+    pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
+        match explicit {
+            Some(path) => Config::from_file(path),
+            None if Path::new(DEFAULT_FILE).is_file() => Config::from_file(Path::new(DEFAULT_FILE)),
+            None => Ok(Config::default()),
+        }
+    }
+
+    /// Reads and layers one file over the defaults.
+    pub fn from_file(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| ConfigError(format!("{}: cannot read: {e}", path.display())))?;
+        Config::from_text(&text, path)
+    }
+
+    /// Parses `text` (named `path` in messages) and layers it over the defaults.
+    pub fn from_text(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let name = path.display();
+        let deserializer = toml::de::Deserializer::parse(text)
+            .map_err(|e| ConfigError(format!("{name}: {}", one_line(&e, text))))?;
+        let file: ConfigFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let key = e.path().to_string();
+            ConfigError(format!("{name}: {key}: {}", one_line(e.inner(), text)))
+        })?;
+        let mut config = Config::default();
+        config.source = Some(path.to_path_buf());
+        config.levels.extend(file.levels);
+        if let Some(level) = file.default_level {
+            config.default_level = level;
+        }
+        if !config.levels.contains_key(&config.default_level) {
+            return Err(ConfigError(format!(
+                "{name}: default_level: no level named `{}` (levels: {})",
+                config.default_level,
+                config.level_names()
+            )));
+        }
+        Ok(config)
+    }
+
+    /// The level called `name`.
+    pub fn level(&self, name: &str) -> Result<&LevelConfig, ConfigError> {
+        self.levels.get(name).ok_or_else(|| {
+            let from = self
+                .source
+                .as_ref()
+                .map_or("built-in levels".to_string(), |p| p.display().to_string());
+            ConfigError(format!(
+                "{from}: levels: no level named `{name}` (levels: {})",
+                self.level_names()
+            ))
+        })
+    }
+
+    fn level_names(&self) -> String {
+        self.levels.keys().cloned().collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// A toml error as one line: its message and, where known, the line it points at.
+fn one_line(e: &toml::de::Error, text: &str) -> String {
+    let message = e.message().trim().replace('\n', " ");
+    match e.span() {
+        Some(span) => {
+            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+            format!("{message} (line {line})")
+        }
+        None => message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::from_text(text, Path::new("engines.toml"))
+    }
+
+    #[test]
+    fn defaults_need_no_file() {
+        let c = Config::default();
+        assert_eq!(c.default_level, "medium");
+        assert!(c.level("easy").is_ok() && c.level("medium").is_ok());
+    }
+
+    #[test]
+    fn a_file_layers_over_the_defaults() {
+        let c = parse("default_level = \"fast\"\n[levels.fast]\nplayer = \"random\"\nseed = 3\n")
+            .unwrap();
+        assert_eq!(c.default_level, "fast");
+        assert_eq!(
+            c.level("fast").unwrap(),
+            &LevelConfig::Random { seed: Some(3) }
+        );
+        assert!(c.level("medium").is_ok());
+    }
+
+    #[test]
+    fn errors_name_the_file_the_key_and_the_problem() {
+        let e = parse("[levels.x]\nplayer = \"telepathy\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("engines.toml: levels.x"), "{e}");
+        assert!(e.contains("telepathy"), "{e}");
+        let e = parse("[levels.x]\nplayer = \"random\"\nsede = 1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("levels.x") && e.contains("sede"), "{e}");
+        let e = parse("default_level = \"nope\"\n").unwrap_err().to_string();
+        assert!(e.contains("default_level") && e.contains("nope"), "{e}");
+        let e = parse("[levels\n").unwrap_err().to_string();
+        assert!(
+            e.starts_with("engines.toml: ") && e.contains("line 1"),
+            "{e}"
+        );
+        for e in [&e] {
+            assert!(!e.contains('\n'), "one line: {e}");
+        }
+        let e = Config::default()
+            .level("grandmaster")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("grandmaster") && e.contains("easy, medium"),
+            "{e}"
+        );
+    }
+}

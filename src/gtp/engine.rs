@@ -1,0 +1,468 @@
+//! The GTP command table and its handlers. One table feeds dispatch, `list_commands` and
+//! `known_command`. Handlers parse and check every argument before touching the game, so a
+//! rejected command leaves the state unchanged.
+
+use std::path::Path;
+
+use log::{debug, error, info};
+
+use super::protocol::{Command, GtpError};
+use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
+use crate::clock::{Clock, TimeSystem};
+use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
+use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
+use crate::player::Player;
+use crate::sgf;
+
+/// The engine's name as `name` reports it.
+pub const NAME: &str = "tengen";
+
+/// Board size of a fresh engine.
+const DEFAULT_SIZE: usize = 19;
+
+type Handler = fn(&mut Engine, &[String]) -> Result<String, GtpError>;
+
+/// Every command tengen knows, in the order `list_commands` gives them.
+const COMMANDS: &[(&str, Handler)] = &[
+    ("protocol_version", |_, a| no_args(a).map(|()| "2".into())),
+    ("name", |_, a| no_args(a).map(|()| NAME.into())),
+    ("version", |_, a| {
+        no_args(a).map(|()| env!("CARGO_PKG_VERSION").into())
+    }),
+    ("known_command", Engine::known_command),
+    ("list_commands", Engine::list_commands),
+    ("quit", Engine::quit),
+    ("boardsize", Engine::boardsize),
+    ("clear_board", Engine::clear_board),
+    ("komi", Engine::komi),
+    ("play", Engine::play),
+    ("genmove", |e, a| e.genmove(a, Mode::Play)),
+    ("reg_genmove", |e, a| e.genmove(a, Mode::Suggest)),
+    ("kgs-genmove_cleanup", |e, a| e.genmove(a, Mode::Cleanup)),
+    ("undo", Engine::undo),
+    ("fixed_handicap", |e, a| {
+        e.handicap(a, fixed_handicap_points)
+    }),
+    ("place_free_handicap", |e, a| {
+        e.handicap(a, free_handicap_points)
+    }),
+    ("set_free_handicap", Engine::set_free_handicap),
+    ("final_score", Engine::final_score),
+    ("final_status_list", Engine::final_status_list),
+    ("time_settings", Engine::time_settings),
+    ("time_left", Engine::time_left),
+    ("kgs-time_settings", Engine::kgs_time_settings),
+    ("kgs-rules", Engine::kgs_rules),
+    ("kgs-game_over", Engine::kgs_game_over),
+    ("gogui-interrupt", |_, a| no_args(a).map(|()| String::new())),
+    ("loadsgf", Engine::loadsgf),
+    ("showboard", Engine::showboard),
+];
+
+/// How a move-generating command treats its answer.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    /// `genmove`: play it.
+    Play,
+    /// `reg_genmove`: only report it.
+    Suggest,
+    /// `kgs-genmove_cleanup`: play it, and capture dead stones rather than pass.
+    Cleanup,
+}
+
+/// The state behind the GTP front end: the game, the clock and the level's player.
+pub struct Engine {
+    game: Game,
+    clock: Clock,
+    player: Box<dyn Player>,
+    quit: bool,
+}
+
+impl Engine {
+    /// An engine on an empty 19x19 board under the default rules, playing with `player`.
+    pub fn new(player: Box<dyn Player>) -> Engine {
+        Engine {
+            game: Game::new(DEFAULT_SIZE, Rules::default()),
+            clock: Clock::default(),
+            player,
+            quit: false,
+        }
+    }
+
+    /// Runs one command. The response text (or error) is for [`super::protocol::format_response`].
+    pub fn execute(&mut self, command: &Command) -> Result<String, GtpError> {
+        let handler = COMMANDS
+            .iter()
+            .find(|(name, _)| *name == command.name)
+            .map(|&(_, handler)| handler)
+            .ok_or(GtpError::UnknownCommand)?;
+        handler(self, &command.args)
+    }
+
+    /// Whether `quit` was received.
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    /// The game as it stands.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    fn known_command(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [name] = args else {
+            return Err(GtpError::Syntax);
+        };
+        Ok(COMMANDS.iter().any(|(n, _)| n == name).to_string())
+    }
+
+    fn list_commands(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        Ok(COMMANDS
+            .iter()
+            .map(|(n, _)| *n)
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }
+
+    fn quit(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        self.quit = true;
+        Ok(String::new())
+    }
+
+    fn boardsize(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [size] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let size: i64 = size.parse().map_err(|_| GtpError::Syntax)?;
+        let size = usize::try_from(size)
+            .ok()
+            .filter(|s| (MIN_SIZE..=MAX_SIZE).contains(s))
+            .ok_or(GtpError::UnacceptableSize)?;
+        self.game = Game::new(size, *self.game.rules());
+        Ok(String::new())
+    }
+
+    fn clear_board(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        self.game = Game::new(self.game.size(), *self.game.rules());
+        Ok(String::new())
+    }
+
+    fn komi(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [komi] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let komi: f64 = komi.parse().map_err(|_| GtpError::Syntax)?;
+        if !komi.is_finite() || komi.abs() > 1000.0 {
+            return Err(GtpError::Syntax);
+        }
+        self.game.set_komi(komi);
+        Ok(String::new())
+    }
+
+    fn play(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [color, vertex] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let color = parse_color(color)?;
+        let mv = Move::parse(vertex, self.game.size()).map_err(|_| GtpError::Syntax)?;
+        self.game.play(color, mv).map_err(|why| {
+            debug!("play {color} {vertex}: {why}");
+            GtpError::IllegalMove
+        })?;
+        Ok(String::new())
+    }
+
+    fn genmove(&mut self, args: &[String], mode: Mode) -> Result<String, GtpError> {
+        let [color] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let color = parse_color(color)?;
+        let moves_left = (self.game.board().empty_count() / 2).max(10) as u32;
+        if let Some(budget) = self.clock.move_budget(color, moves_left) {
+            debug!("time budget for this move: {budget:?}");
+        }
+        let mut mv = self.player.genmove(&self.game, color);
+        if let Err(why) = self.game.legality(color, mv) {
+            error!(
+                "the player chose {} ({why}); passing instead",
+                mv.to_vertex(self.game.size())
+            );
+            mv = Move::Pass;
+        }
+        if mode == Mode::Cleanup && mv == Move::Pass {
+            mv = self
+                .capture_dead_stones(color)
+                .map_or(Move::Pass, Move::Play);
+        }
+        if mode != Mode::Suggest {
+            self.game
+                .play(color, mv)
+                .map_err(|_| GtpError::IllegalMove)?;
+        }
+        Ok(mv.to_vertex(self.game.size()))
+    }
+
+    /// A legal move for `color` on a liberty of an opponent string the scorer finds dead.
+    fn capture_dead_stones(&self, color: Color) -> Option<Point> {
+        let board = self.game.board();
+        let assessment = Assessment::of(&self.game, DEFAULT_PLAYOUTS);
+        let mut liberties = [Point::new(2, 0, 0); 8];
+        assessment
+            .stones_with(StoneStatus::Dead)
+            .into_iter()
+            .filter(|&p| board.color_at(p) == Some(color.opponent()))
+            .find_map(|p| {
+                let n = board.string_liberties(p, &mut liberties);
+                liberties[..n]
+                    .iter()
+                    .copied()
+                    .find(|&q| self.game.legality(color, Move::Play(q)).is_ok())
+            })
+    }
+
+    fn undo(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        self.game.undo().map_err(|_| GtpError::CannotUndo)?;
+        Ok(String::new())
+    }
+
+    fn handicap(
+        &mut self,
+        args: &[String],
+        layout: fn(usize, usize) -> Result<Vec<Point>, crate::game::HandicapError>,
+    ) -> Result<String, GtpError> {
+        let [count] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let count: i64 = count.parse().map_err(|_| GtpError::Syntax)?;
+        if !self.game.is_empty() {
+            return Err(GtpError::BoardNotEmpty);
+        }
+        let count = usize::try_from(count).map_err(|_| GtpError::InvalidNumberOfStones)?;
+        let size = self.game.size();
+        let points = layout(size, count).map_err(|_| GtpError::InvalidNumberOfStones)?;
+        self.game
+            .set_handicap(&points)
+            .map_err(|_| GtpError::BoardNotEmpty)?;
+        Ok(vertex_list(&points, size))
+    }
+
+    fn set_free_handicap(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let size = self.game.size();
+        let mut points = Vec::with_capacity(args.len());
+        for v in args {
+            match Move::parse(v, size).map_err(|_| GtpError::Syntax)? {
+                Move::Play(p) if !points.contains(&p) => points.push(p),
+                _ => return Err(GtpError::BadVertexList),
+            }
+        }
+        if !self.game.is_empty() {
+            return Err(GtpError::BoardNotEmpty);
+        }
+        if points.len() < 2 || points.len() >= size * size {
+            return Err(GtpError::BadVertexList);
+        }
+        self.game
+            .set_handicap(&points)
+            .map_err(|_| GtpError::BadVertexList)?;
+        Ok(String::new())
+    }
+
+    fn final_score(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        Ok(Assessment::of(&self.game, DEFAULT_PLAYOUTS).result())
+    }
+
+    fn final_status_list(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [wanted] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let wanted = match wanted.to_ascii_lowercase().as_str() {
+            "alive" => StoneStatus::Alive,
+            "dead" => StoneStatus::Dead,
+            "seki" => StoneStatus::Seki,
+            _ => return Err(GtpError::Syntax),
+        };
+        let board = self.game.board();
+        let size = board.size();
+        let assessment = Assessment::of(&self.game, DEFAULT_PLAYOUTS);
+        // One line per string, as GNU Go answers.
+        let lines: Vec<String> = assessment
+            .stones_with(wanted)
+            .into_iter()
+            .filter(|&p| board.string_head(p) == p)
+            .map(|p| {
+                let mut stones: Vec<Point> = board.string_stones(p).collect();
+                stones.sort();
+                vertex_list(&stones, size)
+            })
+            .collect();
+        Ok(lines.join("\n"))
+    }
+
+    fn time_settings(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [main, period, stones] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let system =
+            TimeSystem::from_time_settings(seconds(main)?, seconds(period)?, count(stones)?);
+        self.clock.set_system(system);
+        Ok(String::new())
+    }
+
+    fn kgs_time_settings(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let (kind, rest) = args.split_first().ok_or(GtpError::Syntax)?;
+        let system = match (kind.to_ascii_lowercase().as_str(), rest) {
+            ("none", []) => TimeSystem::None,
+            ("absolute", [main]) => TimeSystem::Absolute {
+                main: seconds(main)?,
+            },
+            ("canadian", [main, period, stones]) => TimeSystem::Canadian {
+                main: seconds(main)?,
+                period: seconds(period)?,
+                stones: count(stones)?,
+            },
+            ("byoyomi", [main, period, periods]) => TimeSystem::Byoyomi {
+                main: seconds(main)?,
+                period: seconds(period)?,
+                periods: count(periods)?,
+            },
+            _ => return Err(GtpError::Syntax),
+        };
+        self.clock.set_system(system);
+        Ok(String::new())
+    }
+
+    fn time_left(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [color, time, stones] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let color = parse_color(color)?;
+        let time: f64 = time.parse().map_err(|_| GtpError::Syntax)?;
+        let stones: i64 = stones.parse().map_err(|_| GtpError::Syntax)?;
+        // Negative values were sent by older controllers: clamp rather than refuse.
+        self.clock
+            .set_left(color, time, stones.clamp(0, i64::from(u32::MAX)) as u32);
+        Ok(String::new())
+    }
+
+    fn kgs_rules(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let [name] = args else {
+            return Err(GtpError::Syntax);
+        };
+        let rules = Rules::named(name, self.game.rules().komi).ok_or(GtpError::Syntax)?;
+        self.game.set_rules(rules);
+        Ok(String::new())
+    }
+
+    fn kgs_game_over(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        // The game may only be adjourned: keep the state.
+        info!("the server says the game is over");
+        Ok(String::new())
+    }
+
+    fn loadsgf(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let (path, move_number) = match args {
+            [path] => (path, None),
+            [path, n] => (
+                path,
+                Some(n.parse::<usize>().map_err(|_| GtpError::Syntax)?),
+            ),
+            _ => return Err(GtpError::Syntax),
+        };
+        let game =
+            sgf::load_file(Path::new(path), move_number, *self.game.rules()).map_err(|e| {
+                debug!("loadsgf {path}: {e}");
+                GtpError::CannotLoadFile
+            })?;
+        self.game = game;
+        Ok(String::new())
+    }
+
+    fn showboard(&mut self, args: &[String]) -> Result<String, GtpError> {
+        no_args(args)?;
+        Ok(diagram(&self.game))
+    }
+}
+
+fn no_args(args: &[String]) -> Result<(), GtpError> {
+    if args.is_empty() {
+        Ok(())
+    } else {
+        Err(GtpError::Syntax)
+    }
+}
+
+fn parse_color(text: &str) -> Result<Color, GtpError> {
+    text.parse().map_err(|_| GtpError::Syntax)
+}
+
+/// A time in seconds: a finite, non-negative number.
+fn seconds(text: &str) -> Result<f64, GtpError> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .ok_or(GtpError::Syntax)
+}
+
+/// A count of stones or periods.
+fn count(text: &str) -> Result<u32, GtpError> {
+    text.parse().map_err(|_| GtpError::Syntax)
+}
+
+fn vertex_list(points: &[Point], size: usize) -> String {
+    points
+        .iter()
+        .map(|p| p.to_vertex(size))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The board as `showboard` draws it: columns lettered, rows numbered, `X` Black, `O` White,
+/// hoshi as `+`, and the prisoners beside the bottom rows. Never an empty line.
+fn diagram(game: &Game) -> String {
+    let board = game.board();
+    let size = board.size();
+    let letters: String = (0..size)
+        .map(|col| format!(" {}", &Point::new(size, col, 0).to_vertex(size)[..1]))
+        .collect();
+    let hoshi: Vec<Point> =
+        fixed_handicap_points(size, max_fixed_handicap(size)).unwrap_or_default();
+    let mut lines = vec![format!("  {letters}")];
+    for row in (0..size).rev() {
+        let mut line = format!("{:>2}", row + 1);
+        for col in 0..size {
+            let p = Point::new(size, col, row);
+            let ch = match board.color_at(p) {
+                Some(Color::Black) => 'X',
+                Some(Color::White) => 'O',
+                None if hoshi.contains(&p) => '+',
+                None => '.',
+            };
+            line.push(' ');
+            line.push(ch);
+        }
+        line.push_str(&format!(" {}", row + 1));
+        match row {
+            1 => line.push_str(&format!(
+                "     WHITE (O) has captured {} stones",
+                board.captures(Color::White)
+            )),
+            0 => line.push_str(&format!(
+                "     BLACK (X) has captured {} stones",
+                board.captures(Color::Black)
+            )),
+            _ => {}
+        }
+        lines.push(line);
+    }
+    lines.push(format!("  {letters}"));
+    format!("\n{}", lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,277 @@
+use super::*;
+use crate::gtp::protocol::{self, format_response};
+use crate::player::random::RandomPlayer;
+use proptest::prelude::*;
+
+fn engine() -> Engine {
+    Engine::new(Box::new(RandomPlayer::new(Some(1))))
+}
+
+fn run(e: &mut Engine, line: &str) -> Result<String, GtpError> {
+    let clean = protocol::preprocess(line).expect("a command");
+    e.execute(&protocol::parse(&clean))
+}
+
+fn ok(e: &mut Engine, line: &str) -> String {
+    run(e, line).unwrap_or_else(|err| panic!("{line}: {err}"))
+}
+
+#[test]
+fn the_table_feeds_list_and_known_command() {
+    let mut e = engine();
+    let list = ok(&mut e, "list_commands");
+    for required in [
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+        "final_score",
+        "final_status_list",
+        "time_settings",
+        "time_left",
+        "loadsgf",
+        "reg_genmove",
+        "showboard",
+        "kgs-genmove_cleanup",
+        "kgs-time_settings",
+        "kgs-rules",
+        "kgs-game_over",
+        "gogui-interrupt",
+    ] {
+        assert!(list.lines().any(|l| l == required), "{required} not listed");
+        assert_eq!(ok(&mut e, &format!("known_command {required}")), "true");
+    }
+    assert_eq!(ok(&mut e, "known_command frobnicate"), "false");
+    assert_eq!(run(&mut e, "frobnicate"), Err(GtpError::UnknownCommand));
+}
+
+#[test]
+fn every_colour_spelling_and_vertex_case() {
+    let mut e = engine();
+    for (i, c) in ["b", "B", "black", "BLACK", "w", "W", "white", "WHITE"]
+        .iter()
+        .enumerate()
+    {
+        let v = Point::new(19, i, 0).to_vertex(19).to_lowercase();
+        ok(&mut e, &format!("play {c} {v}"));
+    }
+    assert_eq!(e.game().moves().len(), 8);
+    assert_eq!(run(&mut e, "play red d4"), Err(GtpError::Syntax));
+    assert_eq!(run(&mut e, "play b i5"), Err(GtpError::Syntax));
+    assert_eq!(run(&mut e, "play b"), Err(GtpError::Syntax));
+}
+
+#[test]
+fn rejected_commands_leave_the_state_unchanged() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "play b e5");
+    let before = e.game().board().hash();
+    for (line, err) in [
+        ("play w e5", GtpError::IllegalMove),
+        ("boardsize 1", GtpError::UnacceptableSize),
+        ("boardsize 26", GtpError::UnacceptableSize),
+        ("boardsize 99999999999999999999999", GtpError::Syntax),
+        ("boardsize nine", GtpError::Syntax),
+        ("komi lots", GtpError::Syntax),
+        ("komi inf", GtpError::Syntax),
+        ("fixed_handicap 4", GtpError::BoardNotEmpty),
+        ("set_free_handicap a1 b2", GtpError::BoardNotEmpty),
+        ("genmove purple", GtpError::Syntax),
+        ("final_status_list undead", GtpError::Syntax),
+        ("time_settings 1 2", GtpError::Syntax),
+        ("kgs-time_settings sudden 5", GtpError::Syntax),
+        ("kgs-rules ing", GtpError::Syntax),
+        ("loadsgf /nonexistent/file.sgf", GtpError::CannotLoadFile),
+    ] {
+        assert_eq!(run(&mut e, line), Err(err), "{line}");
+        assert_eq!(e.game().board().hash(), before, "{line}");
+        assert_eq!(e.game().size(), 9, "{line}");
+        assert_eq!(e.game().moves().len(), 1, "{line}");
+    }
+}
+
+#[test]
+fn undo_and_its_error() {
+    let mut e = engine();
+    assert_eq!(run(&mut e, "undo"), Err(GtpError::CannotUndo));
+    ok(&mut e, "play b d4");
+    ok(&mut e, "undo");
+    assert!(e.game().is_empty());
+}
+
+#[test]
+fn handicap_commands() {
+    let mut e = engine();
+    assert_eq!(
+        ok(&mut e, "fixed_handicap 9"),
+        "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10"
+    );
+    assert_eq!(e.game().to_move(), Color::White);
+    ok(&mut e, "clear_board");
+    assert_eq!(
+        run(&mut e, "fixed_handicap 10"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(
+        run(&mut e, "fixed_handicap 1"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(
+        run(&mut e, "fixed_handicap -3"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(ok(&mut e, "place_free_handicap 12").split(' ').count(), 12);
+    ok(&mut e, "clear_board");
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 d4"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 pass"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 zz"),
+        Err(GtpError::Syntax)
+    );
+    ok(&mut e, "set_free_handicap d4 q16 k10");
+    assert_eq!(e.game().handicap(), 3);
+}
+
+#[test]
+fn genmove_plays_and_reg_genmove_does_not() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    let v = ok(&mut e, "reg_genmove b");
+    assert!(Move::parse(&v, 9).is_ok());
+    assert!(e.game().moves().is_empty());
+    let v = ok(&mut e, "genmove black");
+    assert_eq!(
+        e.game().moves(),
+        &[(Color::Black, Move::parse(&v, 9).unwrap())]
+    );
+    assert_eq!(v, v.to_uppercase(), "vertices are upper case");
+}
+
+#[test]
+fn cleanup_captures_dead_stones_before_passing() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 7");
+    // A white wall on column C with a lone black stone in White's area at F5; Black's area on
+    // the left is settled. White to clean up: it must not pass while F5 stands.
+    for v in ["c1", "c2", "c3", "c4", "c5", "c6", "c7"] {
+        ok(&mut e, &format!("play w {v}"));
+    }
+    for v in ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "f5"] {
+        ok(&mut e, &format!("play b {v}"));
+    }
+    assert_eq!(ok(&mut e, "final_status_list dead"), "F5");
+    let mut captured = false;
+    for _ in 0..40 {
+        let mv = ok(&mut e, "kgs-genmove_cleanup w");
+        if e.game()
+            .board()
+            .color_at(Point::parse("F5", 7).unwrap())
+            .is_none()
+        {
+            captured = true;
+            break;
+        }
+        assert_ne!(mv, "PASS", "passed with a dead stone on the board");
+        ok(&mut e, "play b pass");
+    }
+    assert!(captured);
+}
+
+#[test]
+fn rules_and_scores() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 5");
+    ok(&mut e, "komi 0.5");
+    for v in ["c1", "c2", "c3", "c4", "c5"] {
+        ok(&mut e, &format!("play b {v}"));
+    }
+    for v in ["d1", "d2", "d3", "d4", "d5"] {
+        ok(&mut e, &format!("play w {v}"));
+    }
+    // Area: Black 15, White 10.
+    assert_eq!(ok(&mut e, "final_score"), "B+4.5");
+    ok(&mut e, "kgs-rules japanese");
+    // Territory: Black 10, White 5.
+    assert_eq!(ok(&mut e, "final_score"), "B+4.5");
+    assert_eq!(ok(&mut e, "final_status_list dead"), "");
+    assert_eq!(
+        ok(&mut e, "final_status_list alive"),
+        "C1 C2 C3 C4 C5\nD1 D2 D3 D4 D5"
+    );
+}
+
+#[test]
+fn time_commands_accept_every_form() {
+    let mut e = engine();
+    for line in [
+        "time_settings 300 30 5",
+        "time_settings 0 1 0",
+        "time_left b 120 0",
+        "time_left w -3 2",
+        "kgs-time_settings none",
+        "kgs-time_settings absolute 600",
+        "kgs-time_settings canadian 600 300 25",
+        "kgs-time_settings byoyomi 600 30 5",
+        "time_left white 25 3",
+    ] {
+        ok(&mut e, line);
+    }
+}
+
+#[test]
+fn showboard_has_no_empty_line() {
+    let mut e = engine();
+    ok(&mut e, "play b q16");
+    let board = ok(&mut e, "showboard");
+    let response = format_response(None, &Ok(board));
+    assert!(!response[..response.len() - 2].contains("\n\n"));
+    assert!(response.contains(" X "));
+}
+
+#[test]
+fn quit_is_answered_then_ends() {
+    let mut e = engine();
+    assert!(!e.quit_requested());
+    assert_eq!(ok(&mut e, "quit"), "");
+    assert!(e.quit_requested());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    #[test]
+    fn arbitrary_commands_never_panic(
+        name in prop::sample::select(COMMANDS.iter().map(|(n, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),
+        args in prop::collection::vec("[a-zA-Z0-9.+-]{0,6}", 0..4),
+    ) {
+        let mut e = engine();
+        ok(&mut e, "boardsize 5");
+        let line = format!("{name} {}", args.join(" "));
+        if let Some(clean) = protocol::preprocess(&line) {
+            let result = e.execute(&protocol::parse(&clean));
+            let text = format_response(None, &result);
+            prop_assert!(text.ends_with("\n\n"));
+        }
+    }
+}

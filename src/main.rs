@@ -1,0 +1,110 @@
+//! The `tengen` binary: parses the command line and hands over to the library.
+
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use log::info;
+
+use tengen::bench::{self, BenchOptions};
+use tengen::config::Config;
+use tengen::gtp::{self, Engine};
+
+/// A Go engine that speaks GTP v2 on stdin/stdout.
+#[derive(Parser)]
+#[command(name = "tengen", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    gtp: GtpArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Speak GTP on stdin/stdout (the default when no subcommand is given).
+    Gtp(GtpArgs),
+    /// Measure playouts per second, genmove latency and peak memory.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+struct GtpArgs {
+    /// The level that answers genmove: a level of engines.toml or a built-in one
+    /// (easy, medium). Default: the file's default_level, else medium.
+    #[arg(long, value_name = "NAME")]
+    level: Option<String>,
+    /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Board size to measure (default: 9 and 19).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: Option<u8>,
+    /// Playouts per measurement (default: as many as fit in --seconds).
+    #[arg(long, value_name = "N")]
+    playouts: Option<u64>,
+    /// Seconds per measurement when --playouts is not given.
+    #[arg(long, value_name = "S", default_value_t = 2.0)]
+    seconds: f64,
+    /// One JSON object per measurement instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .target(env_logger::Target::Stderr)
+        .init();
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
+        Command::Gtp(args) => run_gtp(args),
+        Command::Bench(args) => run_bench(args),
+    }
+}
+
+fn run_gtp(args: GtpArgs) -> ExitCode {
+    let config = match Config::load(args.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return fail(&e),
+    };
+    let level = args.level.unwrap_or_else(|| config.default_level.clone());
+    let player = match config.level(&level) {
+        Ok(level_config) => level_config.build(),
+        Err(e) => return fail(&e),
+    };
+    info!("playing at level {level}");
+    match gtp::serve(Engine::new(player), io::stdin(), io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_bench(args: BenchArgs) -> ExitCode {
+    let options = BenchOptions {
+        sizes: args.size.map_or(vec![9, 19], |s| vec![usize::from(s)]),
+        playouts: args.playouts,
+        seconds: args.seconds,
+        json: args.json,
+    };
+    match bench::run(&options, &mut io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A configuration problem: one line on stderr, exit code 2.
+fn fail(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("tengen: {e}");
+    ExitCode::from(2)
+}
