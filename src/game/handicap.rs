@@ -127,7 +127,11 @@ mod tests {
         ];
         for (size, n, expected) in cases {
             let points = fixed_handicap_points(size, n).unwrap();
-            assert_eq!(vertices(size, &points), sorted(expected), "{size}x{size} {n}");
+            assert_eq!(
+                vertices(size, &points),
+                sorted(expected),
+                "{size}x{size} {n}"
+            );
         }
     }
 

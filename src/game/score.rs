@@ -61,7 +61,10 @@ impl Assessment {
                 continue;
             }
             let stones: Vec<Point> = board.string_stones(p).collect();
-            let kept: u32 = stones.iter().map(|s| ownership.owned[c.index()][s.index()]).sum();
+            let kept: u32 = stones
+                .iter()
+                .map(|s| ownership.owned[c.index()][s.index()])
+                .sum();
             let verdict = if 2 * kept < ownership.playouts * stones.len() as u32 {
                 StoneStatus::Dead
             } else if ownership.shares_liberties(board, p) {
@@ -132,11 +135,18 @@ impl Ownership {
         (0..batches)
             .into_par_iter()
             .map(|batch| {
-                let mut rng = SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
+                let mut rng =
+                    SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
                 let mut own = Ownership::empty();
                 for _ in 0..BATCH {
                     let mut b = board.clone();
-                    play_out(&mut b, to_move, Policy::NoSelfAtari, move_cap(board.size()), &mut rng);
+                    play_out(
+                        &mut b,
+                        to_move,
+                        Policy::NoSelfAtari,
+                        move_cap(board.size()),
+                        &mut rng,
+                    );
                     own.playouts += 1;
                     for p in b.points() {
                         match area_owner(&b, p) {
@@ -163,7 +173,10 @@ impl Ownership {
         for (a, b) in self.owned.iter_mut().zip(&other.owned) {
             a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
         }
-        self.neutral.iter_mut().zip(&other.neutral).for_each(|(x, y)| *x += y);
+        self.neutral
+            .iter_mut()
+            .zip(&other.neutral)
+            .for_each(|(x, y)| *x += y);
         self
     }
 
@@ -220,19 +233,25 @@ fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
             k += 1;
         }
         if let [true, false] | [false, true] = borders {
-            let owner = if borders[0] { Color::Black } else { Color::White };
+            let owner = if borders[0] {
+                Color::Black
+            } else {
+                Color::White
+            };
             area[owner.index()] += region.len() as i64;
             territory[owner.index()] += region.len() as i64;
-            let dead = region.iter().filter(|q| board.color_at(**q).is_some()).count();
+            let dead = region
+                .iter()
+                .filter(|q| board.color_at(**q).is_some())
+                .count();
             dead_taken[owner.index()] += dead as i64;
         }
     }
     let lead = match game.rules().scoring {
         Scoring::Area => area[0] - area[1],
         Scoring::Territory => {
-            let points = |c: Color| {
-                territory[c.index()] + dead_taken[c.index()] + board.captures(c) as i64
-            };
+            let points =
+                |c: Color| territory[c.index()] + dead_taken[c.index()] + board.captures(c) as i64;
             points(Color::Black) - points(Color::White)
         }
     };
@@ -299,7 +318,10 @@ mod tests {
         let a = Assessment::of(&game, 400);
         let f5 = Point::parse("F5", 7).unwrap();
         assert_eq!(a.stones_with(StoneStatus::Dead), vec![f5]);
-        assert_eq!(a.status(Point::parse("C7", 7).unwrap()), Some(StoneStatus::Alive));
+        assert_eq!(
+            a.status(Point::parse("C7", 7).unwrap()),
+            Some(StoneStatus::Alive)
+        );
         // Black: 8 stones + A1-A7, B5-B7 = 18; White: 8 stones + 23 points (F5 included).
         assert_eq!(a.score(), 18.0 - 31.0);
     }

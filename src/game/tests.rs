@@ -18,7 +18,10 @@ fn illegal_moves_leave_the_game_unchanged() {
     let mut game = Game::new(9, Rules::default());
     play_all(&mut game, &[(B, "E5")]);
     let hash = game.board().hash();
-    assert_eq!(game.play(W, Move::Play(pt(&game, "E5"))), Err(IllegalMove::Occupied));
+    assert_eq!(
+        game.play(W, Move::Play(pt(&game, "E5"))),
+        Err(IllegalMove::Occupied)
+    );
     assert_eq!(game.board().hash(), hash);
     assert_eq!(game.moves().len(), 1);
 }
@@ -27,7 +30,10 @@ fn illegal_moves_leave_the_game_unchanged() {
 fn suicide_is_illegal_unless_the_rules_allow_it() {
     let mut game = Game::new(5, Rules::default());
     play_all(&mut game, &[(W, "A1"), (B, "A2"), (B, "C1"), (B, "B2")]);
-    assert_eq!(game.play(W, Move::Play(pt(&game, "B1"))), Err(IllegalMove::Suicide));
+    assert_eq!(
+        game.play(W, Move::Play(pt(&game, "B1"))),
+        Err(IllegalMove::Suicide)
+    );
     game.set_rules(Rules::tromp_taylor(7.5));
     assert_eq!(game.play(W, Move::Play(pt(&game, "B1"))), Ok(()));
     assert_eq!(game.board().color_at(pt(&game, "A1")), None);
@@ -37,7 +43,10 @@ fn suicide_is_illegal_unless_the_rules_allow_it() {
     game.undo().unwrap();
     let mut lone = Game::new(5, Rules::tromp_taylor(7.5));
     play_all(&mut lone, &[(B, "A2"), (B, "B1")]);
-    assert_eq!(lone.play(W, Move::Play(pt(&lone, "A1"))), Err(IllegalMove::Superko));
+    assert_eq!(
+        lone.play(W, Move::Play(pt(&lone, "A1"))),
+        Err(IllegalMove::Superko)
+    );
 }
 
 #[test]
@@ -52,7 +61,15 @@ fn ko_position() -> Game {
     let mut game = Game::new(5, Rules::default());
     play_all(
         &mut game,
-        &[(B, "B2"), (W, "C2"), (B, "A3"), (W, "D3"), (B, "B4"), (W, "C4"), (B, "C3")],
+        &[
+            (B, "B2"),
+            (W, "C2"),
+            (B, "A3"),
+            (W, "D3"),
+            (B, "B4"),
+            (W, "C4"),
+            (B, "C3"),
+        ],
     );
     game
 }
@@ -61,7 +78,10 @@ fn ko_position() -> Game {
 fn simple_ko_and_its_retake_after_a_threat() {
     let mut game = ko_position();
     play_all(&mut game, &[(W, "B3")]);
-    assert_eq!(game.play(B, Move::Play(pt(&game, "C3"))), Err(IllegalMove::Ko));
+    assert_eq!(
+        game.play(B, Move::Play(pt(&game, "C3"))),
+        Err(IllegalMove::Ko)
+    );
     play_all(&mut game, &[(B, "E5"), (W, "E1"), (B, "C3")]);
 }
 
@@ -72,7 +92,10 @@ fn positional_superko_forbids_a_repeated_position() {
     // Black passes, White passes: the ko point clears (simple ko forgets it).
     play_all(&mut game, &[(B, "pass"), (W, "pass")]);
     // Retaking at C3 would recreate the position after Black's C3 (before W B3): superko.
-    assert_eq!(game.play(B, Move::Play(pt(&game, "C3"))), Err(IllegalMove::Superko));
+    assert_eq!(
+        game.play(B, Move::Play(pt(&game, "C3"))),
+        Err(IllegalMove::Superko)
+    );
     let mut simple = game.clone();
     simple.set_rules(Rules::japanese(6.5));
     assert_eq!(simple.play(B, Move::Play(pt(&simple, "C3"))), Ok(()));
@@ -84,7 +107,10 @@ fn situational_superko_depends_on_the_player_to_move() {
     game.set_rules(Rules::named("aga", 7.5).unwrap());
     play_all(&mut game, &[(W, "B3"), (B, "pass"), (W, "pass")]);
     // The earlier position (after Black's C3) had White to move; retaking leaves White to move.
-    assert_eq!(game.play(B, Move::Play(pt(&game, "C3"))), Err(IllegalMove::Superko));
+    assert_eq!(
+        game.play(B, Move::Play(pt(&game, "C3"))),
+        Err(IllegalMove::Superko)
+    );
 }
 
 #[test]
@@ -92,7 +118,15 @@ fn multi_stone_capture_counts_prisoners() {
     let mut game = Game::new(9, Rules::default());
     play_all(
         &mut game,
-        &[(W, "A1"), (W, "B1"), (W, "C1"), (B, "A2"), (B, "B2"), (B, "C2"), (B, "D1")],
+        &[
+            (W, "A1"),
+            (W, "B1"),
+            (W, "C1"),
+            (B, "A2"),
+            (B, "B2"),
+            (B, "C2"),
+            (B, "D1"),
+        ],
     );
     assert_eq!(game.board().captures(B), 3);
     assert_eq!(game.board().empty_count(), 81 - 4);
@@ -110,7 +144,10 @@ fn undo_to_any_depth_restores_every_position() {
     game = snapshot;
     while let Some((hash, caps)) = hashes.pop() {
         game.undo().unwrap();
-        assert_eq!((game.board().hash(), game.board().captures(W)), (hash, caps));
+        assert_eq!(
+            (game.board().hash(), game.board().captures(W)),
+            (hash, caps)
+        );
     }
     for _ in 0..7 {
         game.undo().unwrap();
