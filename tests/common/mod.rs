@@ -1,0 +1,134 @@
+//! A small GTP client for integration tests: drives the real `tengen` binary (or GNU Go)
+//! over pipes.
+#![allow(dead_code)] // each test file uses a different part
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// A GTP engine running as a child process.
+pub struct Gtp {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Gtp {
+    /// Starts `program` with `args`, stderr discarded.
+    pub fn spawn(program: &str, args: &[&str]) -> Gtp {
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {program}: {e}"));
+        Gtp::from_child(child)
+    }
+
+    /// Takes over a child started with piped stdin and stdout.
+    pub fn from_child(mut child: Child) -> Gtp {
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Gtp { child, stdin, stdout }
+    }
+
+    /// Starts tengen at `level`.
+    pub fn tengen(level: &str) -> Gtp {
+        Gtp::spawn(tengen_path(), &["gtp", "--level", level])
+    }
+
+    /// Sends raw text (may hold several lines or none).
+    pub fn send_raw(&mut self, text: &str) {
+        self.stdin.write_all(text.as_bytes()).expect("write to engine");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads one response: `Ok(text)` for `=`, `Err(text)` for `?`; the id is dropped.
+    /// Panics if anything but a response appears on stdout.
+    pub fn read_response(&mut self) -> Result<String, String> {
+        let mut lines = Vec::new();
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read from engine");
+            assert!(n > 0, "engine closed stdout mid-response after {lines:?}");
+            let line = line.trim_end_matches(['\n', '\r']).to_string();
+            if line.is_empty() {
+                if lines.is_empty() {
+                    panic!("empty line before a response");
+                }
+                break;
+            }
+            lines.push(line);
+        }
+        let first = &lines[0];
+        let ok = match first.chars().next() {
+            Some('=') => true,
+            Some('?') => false,
+            _ => panic!("not a GTP response: {lines:?}"),
+        };
+        let head = first[1..].trim_start_matches(|c: char| c.is_ascii_digit());
+        let mut text = head.strip_prefix(' ').unwrap_or(head).to_string();
+        for l in &lines[1..] {
+            text.push('\n');
+            text.push_str(l);
+        }
+        if ok { Ok(text) } else { Err(text) }
+    }
+
+    /// Sends raw bytes, which need not be UTF-8.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write to engine");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Sends one command and reads its response.
+    pub fn send(&mut self, command: &str) -> Result<String, String> {
+        self.send_raw(&format!("{command}\n"));
+        self.read_response()
+    }
+
+    /// Sends a command that must succeed.
+    pub fn ok(&mut self, command: &str) -> String {
+        self.send(command)
+            .unwrap_or_else(|e| panic!("`{command}` failed: {e}"))
+    }
+
+    /// Sends `quit` and waits for the process; returns its exit code.
+    pub fn quit(mut self) -> Option<i32> {
+        let _ = self.send("quit");
+        self.child.wait().ok().and_then(|s| s.code())
+    }
+
+    /// Closes stdin and waits for the process; returns its exit code.
+    pub fn close(self) -> Option<i32> {
+        let Gtp { mut child, stdin, .. } = self;
+        drop(stdin);
+        child.wait().ok().and_then(|s| s.code())
+    }
+}
+
+/// The tengen binary built for these tests.
+pub fn tengen_path() -> &'static str {
+    env!("CARGO_BIN_EXE_tengen")
+}
+
+/// GNU Go's path, if installed (Debian puts it in /usr/games, off PATH).
+/// Fails the test when it is missing and TENGEN_REQUIRE_EXTERNAL=1.
+pub fn gnugo() -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .chain([PathBuf::from("/usr/games")])
+        .map(|dir| dir.join("gnugo"))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var("TENGEN_REQUIRE_EXTERNAL").as_deref() != Ok("1"),
+            "GNU Go is required (TENGEN_REQUIRE_EXTERNAL=1) but not installed"
+        );
+        eprintln!("GNU Go not found: skipping (install gnugo to run this test)");
+    }
+    found
+}

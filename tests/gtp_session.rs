@@ -1,0 +1,148 @@
+//! The real binary over pipes: framing, preprocessing, ids, errors, exit codes, config.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use common::{Gtp, tengen_path};
+
+#[test]
+fn ids_preprocessing_and_pipelining() {
+    let mut e = Gtp::tengen("easy");
+    // Several commands in one write, CRLF, tabs, comments and blank lines.
+    e.send_raw("12 protocol_version\r\n\n   \n# a comment line\nboardsize\t9 # trailing\n7 name\n");
+    assert_eq!(e.read_response(), Ok("2".into()));
+    assert_eq!(e.read_response(), Ok("".into()));
+    assert_eq!(e.read_response(), Ok("tengen".into()));
+    assert_eq!(e.send("frobnicate"), Err("unknown command".into()));
+    assert_eq!(e.send("play b z9"), Err("syntax error".into()));
+    assert_eq!(e.send("play B e5"), Ok("".into()));
+    assert_eq!(e.send("play white E5"), Err("illegal move".into()));
+    assert_eq!(e.send("boardsize 30"), Err("unacceptable size".into()));
+    assert_eq!(e.quit(), Some(0));
+}
+
+#[test]
+fn ids_are_echoed_verbatim() {
+    let mut child = Command::new(tengen_path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"1 name\n22 known_command play\n333 foo\n4 quit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "=1 tengen\n\n=22 true\n\n?333 unknown command\n\n=4 \n\n"
+    );
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn hostile_input_gets_answers_not_crashes() {
+    let mut e = Gtp::tengen("easy");
+    e.send_raw("name \u{fffd}\u{1}\u{7f}\n");
+    assert_eq!(e.read_response(), Err("syntax error".into()));
+    // Invalid UTF-8 bytes, and a number too large for a float.
+    e.send_bytes(b"play b \xff\xfe\nkomi 1e400\n");
+    assert_eq!(e.read_response(), Err("syntax error".into()));
+    assert_eq!(e.read_response(), Err("syntax error".into()));
+    // A line over the cap is refused, and the engine reads on.
+    let long = format!("play b {}\n", "a".repeat(3 << 20));
+    e.send_raw(&long);
+    assert_eq!(e.read_response(), Err("line too long".into()));
+    assert_eq!(e.send("boardsize 99999999999999999999999999"), Err("syntax error".into()));
+    assert_eq!(e.send("fixed_handicap 4000000000"), Err("invalid number of stones".into()));
+    assert_eq!(e.send("name"), Ok("tengen".into()));
+    assert_eq!(e.close(), Some(0), "EOF ends the session with exit 0");
+}
+
+#[test]
+fn a_whole_game_to_two_passes() {
+    let mut e = Gtp::tengen("easy");
+    e.ok("boardsize 9");
+    e.ok("clear_board");
+    e.ok("komi 7");
+    let mut passes = 0;
+    let mut moves = 0;
+    let mut color = "b";
+    while passes < 2 {
+        let mv = e.ok(&format!("genmove {color}"));
+        passes = if mv == "PASS" { passes + 1 } else { 0 };
+        moves += 1;
+        assert!(moves < 1000, "game did not end");
+        color = if color == "b" { "w" } else { "b" };
+    }
+    let score = e.ok("final_score");
+    assert!(score == "0" || score.starts_with("B+") || score.starts_with("W+"), "{score}");
+    let board = e.ok("showboard");
+    assert!(board.lines().count() >= 11);
+    assert_eq!(e.quit(), Some(0));
+}
+
+fn run_with_config(toml: &str, extra: &[&str]) -> (Option<i32>, String, String) {
+    let dir = std::env::temp_dir().join(format!("tengen-cfg-{}-{}", std::process::id(), toml.len()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("engines.toml");
+    std::fs::write(&path, toml).unwrap();
+    let out = Command::new(tengen_path())
+        .args(["--config", path.to_str().unwrap()])
+        .args(extra)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn bad_configs_exit_2_with_one_line_naming_file_and_key() {
+    let (code, stdout, stderr) = run_with_config("[levels.x]\nplayer = \"psychic\"\n", &[]);
+    assert_eq!(code, Some(2));
+    assert!(stdout.is_empty());
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("engines.toml") && stderr.contains("levels.x"), "{stderr}");
+    let (code, _, stderr) = run_with_config("", &["--level", "godlike"]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("godlike"), "{stderr}");
+    let (code, _, stderr) = run_with_config("default_level = 3\n", &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("default_level"), "{stderr}");
+    let missing = Command::new(tengen_path())
+        .args(["--config", "/nonexistent/engines.toml"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn a_good_config_adds_a_level() {
+    let (code, stdout, _) = run_with_config(
+        "default_level = \"fixed\"\n[levels.fixed]\nplayer = \"random\"\nseed = 5\n",
+        &[],
+    );
+    assert_eq!(code, Some(0));
+    assert!(stdout.is_empty(), "no GTP input, no output: {stdout}");
+}
+
+#[test]
+fn help_and_version() {
+    let help = Command::new(tengen_path()).arg("--help").output().unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for option in ["--level", "--config", "gtp", "bench"] {
+        assert!(text.contains(option), "{option} missing from --help");
+    }
+    let version = Command::new(tengen_path()).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("tengen "));
+}
