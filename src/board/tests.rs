@@ -61,7 +61,7 @@ fn simple_ko_forbids_immediate_retake_only() {
 
 #[test]
 fn suicide_detected_and_removed_when_played() {
-    let mut board = board_with(5, &["B1", "E5", "A2"]);
+    let board = board_with(5, &["B1", "E5", "A2"]);
     let a1 = pt(&board, "A1");
     assert_eq!(board.legality(a1, Color::White), Err(BoardIllegal::Suicide));
     assert!(board.legality(a1, Color::Black).is_ok());

@@ -1,0 +1,85 @@
+//! Full games between tengen's easy and medium levels and GNU Go (Chinese rules, level 1 to
+//! stay quick), on 9x9 and 19x19: every move each side makes must be accepted by the other,
+//! and after two passes tengen's `final_score` must equal GNU Go's.
+//! Skipped (and passing) without GNU Go unless TENGEN_REQUIRE_EXTERNAL=1.
+
+mod common;
+
+use std::path::Path;
+use std::thread;
+
+use common::Gtp;
+
+/// A result as (margin for Black, komi included); `0` is a draw. Accepts `B+3`, `W+2.5`,
+/// `B+3.0` (GNU Go's form) and `0`.
+fn margin(result: &str) -> f64 {
+    let result = result.trim();
+    if result == "0" {
+        return 0.0;
+    }
+    let (sign, rest) = match result.split_at(2) {
+        ("B+", rest) => (1.0, rest),
+        ("W+", rest) => (-1.0, rest),
+        _ => panic!("not a score: {result}"),
+    };
+    sign * rest.parse::<f64>().unwrap_or_else(|_| panic!("not a score: {result}"))
+}
+
+/// Plays one game; returns (moves played, tengen's score, GNU Go's score).
+fn play_game(gnugo: &Path, level: &str, size: usize, tengen_is_black: bool) -> (usize, String, String) {
+    let mut tengen = Gtp::tengen(level);
+    let mut gnu = Gtp::spawn(
+        gnugo.to_str().unwrap(),
+        &["--mode", "gtp", "--chinese-rules", "--level", "1"],
+    );
+    let komi = if size == 9 { "7" } else { "7.5" };
+    for engine in [&mut tengen, &mut gnu] {
+        engine.ok(&format!("boardsize {size}"));
+        engine.ok("clear_board");
+        engine.ok(&format!("komi {komi}"));
+    }
+    let cap = 4 * size * size;
+    let mut passes = 0;
+    let mut moves = 0;
+    let mut black_to_move = true;
+    while passes < 2 {
+        let color = if black_to_move { "b" } else { "w" };
+        let tengen_moves = black_to_move == tengen_is_black;
+        let (mover, other) = if tengen_moves { (&mut tengen, &mut gnu) } else { (&mut gnu, &mut tengen) };
+        let mv = mover.ok(&format!("genmove {color}"));
+        assert_ne!(mv.to_lowercase(), "resign", "no resignation expected at these levels");
+        other
+            .send(&format!("play {color} {mv}"))
+            .unwrap_or_else(|e| {
+                let who = if tengen_moves { "GNU Go refused tengen's" } else { "tengen refused GNU Go's" };
+                panic!("{who} move {color} {mv} (move {moves}, {level} {size}x{size}): {e}")
+            });
+        passes = if mv.eq_ignore_ascii_case("pass") { passes + 1 } else { 0 };
+        moves += 1;
+        assert!(moves < cap, "{level} vs GNU Go on {size}x{size} did not end in {cap} moves");
+        black_to_move = !black_to_move;
+    }
+    let ours = tengen.ok("final_score");
+    let theirs = gnu.ok("final_score");
+    tengen.quit();
+    gnu.quit();
+    (moves, ours, theirs)
+}
+
+#[test]
+fn games_against_gnu_go_are_legal_and_scored_alike() {
+    let Some(gnugo) = common::gnugo() else { return };
+    let games = [("easy", 9, true), ("medium", 9, false), ("easy", 19, false), ("medium", 19, true)];
+    let handles: Vec<_> = games
+        .into_iter()
+        .map(|(level, size, black)| {
+            let gnugo = gnugo.clone();
+            thread::spawn(move || (level, size, play_game(&gnugo, level, size, black)))
+        })
+        .collect();
+    for handle in handles {
+        let (level, size, (moves, ours, theirs)) = handle.join().expect("game thread");
+        eprintln!("{level} vs GNU Go {size}x{size}: {moves} moves, tengen {ours}, GNU Go {theirs}");
+        assert_eq!(margin(&ours), margin(&theirs), "{level} {size}x{size}: scores differ");
+    }
+}
