@@ -496,6 +496,17 @@ impl Board {
             .max_by_key(|&h| self.stones[h])
             .unwrap_or(p.index());
         let mut libs = self.libs[big] - 1;
+        if heads.len() == 1 {
+            // Extending one string: the empty neighbours of `p` are distinct by themselves.
+            for n in self.neighbors(p) {
+                if self.cells[n.index()] == Cell::Empty && !self.touches_string(n, p, big) {
+                    libs += 1;
+                }
+            }
+            let g = self.join(big, p.index());
+            self.libs[g] = libs;
+            return;
+        }
         let mut counted = [0u64; MARK_WORDS];
         let mut consider = |board: &Board, q: Point| {
             let qi = q.index();
