@@ -65,8 +65,6 @@ pub enum GtpError {
     InvalidNumberOfStones,
     /// `loadsgf` could not read or replay the file.
     CannotLoadFile,
-    /// The position cannot be scored.
-    CannotScore,
     /// An input line longer than the engine accepts.
     LineTooLong,
 }
@@ -83,7 +81,6 @@ impl fmt::Display for GtpError {
             GtpError::BadVertexList => "bad vertex list",
             GtpError::InvalidNumberOfStones => "invalid number of stones",
             GtpError::CannotLoadFile => "cannot load file",
-            GtpError::CannotScore => "cannot score",
             GtpError::LineTooLong => "line too long",
         })
     }
