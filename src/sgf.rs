@@ -388,3 +388,450 @@ fn deepest_path(text: &str) -> usize {
     }
     deepest
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::IllegalMove;
+    use proptest::prelude::*;
+    use std::path::PathBuf;
+
+    use Color::{Black as B, White as W};
+
+    /// A KataGo self-play record (9x9, 48 moves, ending with two passes).
+    const KATAGO_9X9: &str = include_str!("../tests/data/sgf/katago-9x9-900013.sgf");
+
+    fn load(text: &str) -> Game {
+        load_game(text, None, Rules::default()).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn load_err(text: &str) -> SgfError {
+        match load_game(text, None, Rules::default()) {
+            Ok(_) => panic!("{text} loaded"),
+            Err(e) => e,
+        }
+    }
+
+    fn at(game: &Game, vertex: &str) -> Option<Color> {
+        game.board()
+            .color_at(Point::parse(vertex, game.size()).unwrap())
+    }
+
+    fn stones(game: &Game) -> usize {
+        game.board()
+            .points()
+            .filter(|&p| game.board().color_at(p).is_some())
+            .count()
+    }
+
+    fn vertices(game: &Game) -> Vec<String> {
+        game.moves()
+            .iter()
+            .map(|&(c, m)| format!("{}{}", c.letter(), m.to_vertex(game.size())))
+            .collect()
+    }
+
+    #[test]
+    fn coordinates_count_rows_from_the_top() {
+        let game = load("(;SZ[9];B[aa];W[ai];B[ia];W[ie];B[ec])");
+        assert_eq!(vertices(&game), ["BA9", "WA1", "BJ9", "WJ5", "BE7"]);
+        assert_eq!(at(&game, "E7"), Some(B));
+        assert_eq!(game.to_move(), W);
+    }
+
+    #[test]
+    fn size_defaults_to_19_and_komi_to_gnu_go_s() {
+        let game = load("(;B[pd])");
+        assert_eq!(game.size(), 19);
+        assert_eq!(at(&game, "Q16"), Some(B));
+        assert_eq!(game.rules().komi, 5.5);
+        // The rest of the rules are the caller's.
+        let game = load_game("(;KM[6.5])", None, Rules::japanese(0.0)).unwrap();
+        assert_eq!(*game.rules(), Rules::japanese(6.5));
+        assert_eq!(load("(;KM[])").rules().komi, 5.5);
+        assert_eq!(load("(;KM[ -3 ])").rules().komi, -3.0);
+        assert_eq!(load("(;HA[2]AB[dd][pp])").rules().komi, 0.5);
+        assert_eq!(load("(;HA[2]KM[0]AB[dd][pp])").rules().komi, 0.0);
+        // GNU Go counts HA[1] as a handicap game for the komi (Black still moves first).
+        let game = load("(;HA[1])");
+        assert_eq!((game.rules().komi, game.to_move()), (0.5, B));
+        assert_eq!(load("(;HA[0])").rules().komi, 5.5);
+    }
+
+    #[test]
+    fn setup_in_the_root() {
+        let game = load("(;SZ[9]AB[cc][gg:gh]AW[ee])");
+        assert_eq!(stones(&game), 4);
+        for v in ["C7", "G3", "G2"] {
+            assert_eq!(at(&game, v), Some(B), "{v}");
+        }
+        assert_eq!(at(&game, "E5"), Some(W));
+        assert!(game.moves().is_empty());
+        assert_eq!(game.to_move(), B);
+    }
+
+    #[test]
+    fn setup_in_the_second_node_and_ae() {
+        let game = load("(;SZ[9]AB[cc][dd]AW[ee];AE[cc]AW[dd];B[ff];W[gg])");
+        assert_eq!(at(&game, "C7"), None);
+        // A stone set up over another replaces it.
+        assert_eq!(at(&game, "D6"), Some(W));
+        assert_eq!(at(&game, "E5"), Some(W));
+        assert_eq!(vertices(&game), ["BF4", "WG3"]);
+        assert_eq!(stones(&game), 4);
+    }
+
+    #[test]
+    fn pl_names_the_first_player() {
+        assert_eq!(load("(;SZ[9]AB[cc]PL[W])").to_move(), W);
+        assert_eq!(load("(;SZ[9]AB[cc];PL[W])").to_move(), W);
+        assert_eq!(load("(;SZ[9]PL[2])").to_move(), W);
+        assert_eq!(load("(;SZ[9]PL[b])").to_move(), B);
+        let game = load("(;SZ[9]PL[W];W[ee];B[cc])");
+        assert_eq!(vertices(&game), ["WE5", "BC7"]);
+        assert_eq!(game.to_move(), W);
+    }
+
+    #[test]
+    fn handicap_games_start_with_white() {
+        let text = "(;GM[1]FF[4]SZ[19]HA[4]AB[dd][pd][dp][pp];W[qf];B[nc])";
+        let game = load_game(text, Some(1), Rules::default()).unwrap();
+        assert_eq!(stones(&game), 4);
+        assert_eq!(game.to_move(), W);
+        assert_eq!(game.rules().komi, 0.5);
+        let game = load(text);
+        assert_eq!(vertices(&game), ["WR14", "BO17"]);
+        assert_eq!(game.to_move(), W);
+        assert_eq!(load("(;SZ[9]HA[2]AB[cc][gg])").to_move(), W);
+        assert_eq!(load("(;SZ[9]HA[2]AB[cc][gg]PL[B])").to_move(), B);
+    }
+
+    #[test]
+    fn move_number_stops_before_that_move() {
+        let text = "(;SZ[9];B[ee];W[cc];B[gg];W[cg])";
+        let game = load_game(text, Some(3), Rules::default()).unwrap();
+        assert_eq!(vertices(&game), ["BE5", "WC7"]);
+        assert_eq!(game.to_move(), B);
+        let game = load_game(text, Some(1), Rules::default()).unwrap();
+        assert!(game.moves().is_empty());
+        assert_eq!(game.to_move(), B);
+        // Before the first move the player of that move is to move.
+        let game = load_game("(;SZ[9];W[ee])", Some(1), Rules::default()).unwrap();
+        assert_eq!(game.to_move(), W);
+        for n in [5, 6, 1000] {
+            let game = load_game(text, Some(n), Rules::default()).unwrap();
+            assert_eq!(game.moves().len(), 4, "{n}");
+        }
+        // Setup is not counted, passes are.
+        let game = load_game(
+            "(;SZ[9]AB[aa];AW[bb];B[];W[cc];B[dd])",
+            Some(3),
+            Rules::default(),
+        )
+        .unwrap();
+        assert_eq!(vertices(&game), ["BPASS", "WC7"]);
+        assert_eq!(stones(&game), 3);
+        // What follows the stop is not read.
+        let game = load_game("(;SZ[9];B[ee];W[ee])", Some(2), Rules::default()).unwrap();
+        assert_eq!(game.moves().len(), 1);
+        assert!(matches!(
+            load_game("(;SZ[9];B[ee])", Some(0), Rules::default()),
+            Err(SgfError::BadMoveNumber)
+        ));
+    }
+
+    #[test]
+    fn passes() {
+        let game = load("(;SZ[9];B[ee];W[];B[tt];W[cc];B[])");
+        assert_eq!(vertices(&game), ["BE5", "WPASS", "BPASS", "WC7", "BPASS"]);
+        assert_eq!(game.trailing_passes(), 1);
+        assert_eq!(load("(;B[tt];W[tt])").trailing_passes(), 2);
+        // `tt` is a point on larger boards.
+        let game = load("(;SZ[21];B[tt])");
+        assert_eq!(vertices(&game), ["BU2"]);
+        assert!(matches!(load_err("(;SZ[9];B[ss])"), SgfError::OffBoard(..)));
+        // Not a pass in setup.
+        assert!(matches!(load_err("(;AB[tt])"), SgfError::OffBoard(..)));
+    }
+
+    #[test]
+    fn variations_follow_the_main_line() {
+        let game = load("(;SZ[9];B[ee](;W[cc];B[gg](;W[gc])(;W[cg]))(;W[gc];B[cg]))");
+        assert_eq!(vertices(&game), ["BE5", "WC7", "BG3", "WG7"]);
+        let game = load("(;SZ[9](;B[aa];W[bb])(;B[cc]))(;SZ[13];B[dd])");
+        assert_eq!(game.size(), 9);
+        assert_eq!(vertices(&game), ["BA9", "WB8"]);
+        // Errors off the main line do not matter.
+        assert_eq!(load("(;SZ[9];B[ee](;W[cc])(;W[ee]))").moves().len(), 2);
+    }
+
+    #[test]
+    fn captures_and_the_ko_rule_apply() {
+        // White's B4 stone has one liberty, at C4: Black takes it and White may not retake.
+        let text = "(;SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[bb])";
+        match load_err(text) {
+            SgfError::IllegalMove {
+                number,
+                color,
+                vertex,
+                reason,
+            } => {
+                assert_eq!((number, color, vertex.as_str()), (2, W, "B4"));
+                assert_eq!(reason, IllegalMove::Ko);
+            }
+            e => panic!("{e}"),
+        }
+        let game = load_game(text, Some(2), Rules::default()).unwrap();
+        assert_eq!(at(&game, "B4"), None);
+        assert_eq!(game.board().captures(B), 1);
+    }
+
+    #[test]
+    fn suicide_follows_the_rules() {
+        let text = "(;SZ[5]AW[aa]AB[ab][bb][ca];W[ba])";
+        assert!(matches!(
+            load_err(text),
+            SgfError::IllegalMove {
+                reason: IllegalMove::Suicide,
+                ..
+            }
+        ));
+        let game = load_game(text, None, Rules::tromp_taylor(7.5)).unwrap();
+        assert_eq!((at(&game, "A5"), at(&game, "B5")), (None, None));
+        assert_eq!(game.rules().komi, 5.5);
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        type Check = fn(&SgfError) -> bool;
+        let cases: &[(&str, Check)] = &[
+            ("", |e| matches!(e, SgfError::Parse(_))),
+            ("no game here", |e| matches!(e, SgfError::Parse(_))),
+            ("(;SZ[9];B[ee]", |e| matches!(e, SgfError::Parse(_))),
+            ("(;SZ[9]))", |e| matches!(e, SgfError::Parse(_))),
+            ("()", |e| matches!(e, SgfError::Parse(_))),
+            ("(;GM[2];B[aa])", |e| matches!(e, SgfError::Parse(_))),
+            ("(;SZ[1])", |e| matches!(e, SgfError::UnsupportedSize(1, 1))),
+            ("(;SZ[26])", |e| {
+                matches!(e, SgfError::UnsupportedSize(26, 26))
+            }),
+            ("(;SZ[9:7])", |e| {
+                matches!(e, SgfError::UnsupportedSize(9, 7))
+            }),
+            ("(;SZ[nine])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;SZ[300])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;KM[seven])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;KM[inf])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;KM[NaN])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;PL[X])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;B[e])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;SZ[9];W[ee5])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;AB[])", |e| matches!(e, SgfError::BadProperty(_))),
+            ("(;SZ[9];B[jj])", |e| matches!(e, SgfError::OffBoard(..))),
+            ("(;SZ[9]AW[aa:jj])", |e| matches!(e, SgfError::OffBoard(..))),
+            ("(;SZ[9]AB[cc]AW[cc])", |e| {
+                matches!(e, SgfError::SetupConflict)
+            }),
+            ("(;SZ[9]AB[cc]AE[bb:dd])", |e| {
+                matches!(e, SgfError::SetupConflict)
+            }),
+            ("(;SZ[9];B[ee];AB[cc])", |e| {
+                matches!(e, SgfError::SetupAfterMoves(1))
+            }),
+            ("(;SZ[9];B[ee];W[cc];AE[ee])", |e| {
+                matches!(e, SgfError::SetupAfterMoves(2))
+            }),
+            ("(;SZ[9];B[ee]W[cc])", |e| {
+                matches!(e, SgfError::MultipleMoves)
+            }),
+            ("(;SZ[9];B[ee];W[ee])", |e| {
+                matches!(
+                    e,
+                    SgfError::IllegalMove {
+                        number: 2,
+                        reason: IllegalMove::Occupied,
+                        ..
+                    }
+                )
+            }),
+            ("(;SZ[9]AB[ee];W[ee])", |e| {
+                matches!(e, SgfError::IllegalMove { number: 1, .. })
+            }),
+        ];
+        for (text, expected) in cases {
+            let e = load_err(text);
+            assert!(expected(&e), "{text}: {e:?}");
+            assert!(!e.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn too_deep_trees_are_refused_without_overflowing_the_stack() {
+        let deep = format!("(;SZ[9]{})", ";B[]".repeat(100_000));
+        assert!(matches!(load_err(&deep), SgfError::TooDeep));
+        let nested = format!("(;SZ[9]{}{})", "(;B[]".repeat(100_000), ")".repeat(100_000));
+        assert!(matches!(load_err(&nested), SgfError::TooDeep));
+        // Semicolons in values and escaped brackets are not nodes.
+        let long = format!(
+            "(;SZ[9]C[{}\\]{}];B[ee])",
+            ";".repeat(100_000),
+            ";".repeat(10)
+        );
+        assert_eq!(load(&long).moves().len(), 1);
+        let deepest = format!("(;SZ[9]{})", ";B[]".repeat(MAX_DEPTH - 1));
+        assert_eq!(load(&deepest).moves().len(), MAX_DEPTH - 1);
+    }
+
+    #[test]
+    fn leading_junk_and_odd_spellings() {
+        let game = load("\u{feff}Subject: a game\n(;FF[3]SiZe[9]\n B [ee] ;W[cc]\n)\n");
+        assert_eq!(vertices(&game), ["BE5", "WC7"]);
+        assert_eq!(load("(;HA[ 3 ])").to_move(), W);
+    }
+
+    #[test]
+    fn error_messages_say_what_is_wrong() {
+        assert_eq!(
+            load_err("(;SZ[9];B[ee];W[ee])").to_string(),
+            "move 2 (white E5) is illegal: point is occupied"
+        );
+        assert_eq!(
+            load_err("(;SZ[9];B[jj])").to_string(),
+            "B[jj] is off the 9x9 board"
+        );
+        assert_eq!(
+            load_err("(;KM[x])").to_string(),
+            "cannot read the property KM[x]"
+        );
+        assert_eq!(
+            load_err("(;SZ[9:7])").to_string(),
+            "unsupported board size 9x7 (square boards from 2 to 25)"
+        );
+    }
+
+    #[test]
+    fn katago_record_with_passes() {
+        let game = load(KATAGO_9X9);
+        assert_eq!((game.size(), game.rules().komi), (9, 7.0));
+        assert_eq!(game.moves().len(), 48);
+        assert_eq!(vertices(&game)[..2], ["BC6", "WG5"]);
+        assert_eq!(game.trailing_passes(), 2);
+        assert_eq!(game.moves()[44], (B, Move::Pass));
+        let game = load_game(KATAGO_9X9, Some(45), Rules::default()).unwrap();
+        assert_eq!((game.moves().len(), game.to_move()), (44, B));
+    }
+
+    #[test]
+    fn load_file_reads_and_reports_unreadable_paths() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf");
+        let game = load_file(
+            &dir.join("katago-9x9-900013.sgf"),
+            Some(10),
+            Rules::default(),
+        )
+        .unwrap();
+        assert_eq!(game.moves().len(), 9);
+        assert!(matches!(
+            load_file(&dir.join("no-such-file.sgf"), None, Rules::default()),
+            Err(SgfError::Io(_))
+        ));
+        assert!(matches!(
+            load_file(&dir, None, Rules::default()),
+            Err(SgfError::Io(_))
+        ));
+    }
+
+    /// The shared KataGo self-play records (skipped where they are not present): a few dozen of
+    /// each size load in full with as many moves as the file holds.
+    #[test]
+    fn shared_katago_records_load() {
+        let shared = Path::new("/work/shared/games");
+        for (dir, size) in [("katago-g170-v16-9x9", 9), ("katago-g170-v16-19x19", 19)] {
+            let Ok(entries) = std::fs::read_dir(shared.join(dir)) else {
+                eprintln!("skipping {dir}: not present");
+                continue;
+            };
+            let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+            paths.sort();
+            for path in paths
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "sgf"))
+                .take(40)
+            {
+                let text = std::fs::read_to_string(path).unwrap();
+                let game = load_file(path, None, Rules::default())
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let moves = text.matches(";B[").count() + text.matches(";W[").count();
+                assert_eq!(game.size(), size);
+                assert_eq!(game.moves().len(), moves, "{}", path.display());
+                assert!(moves > 10, "{}", path.display());
+            }
+        }
+    }
+
+    /// Valid SGF to mutate.
+    const SAMPLES: &[&str] = &[
+        "(;GM[1]FF[4]SZ[9]KM[7]HA[2]AB[cc][gg]PL[W];W[ee];B[ce](;W[dd];B[])(;W[tt]))",
+        "(;SZ[5]AB[ba][ab][bc]AW[ca][bb][db][cc];B[cb];W[];B[aa]C[x\\]y;(])",
+        "(;SZ[13]AB[aa:cc];AE[bb]AW[dd];PL[W];W[ee];B[ff];W[gg](;B[hh])(;B[ii]))",
+        KATAGO_9X9,
+    ];
+
+    fn mutate(text: &str, edits: &[(usize, u8, char)]) -> String {
+        let mut chars: Vec<char> = text.chars().collect();
+        for &(at, op, c) in edits {
+            let i = at % (chars.len() + 1);
+            match op {
+                0 if i < chars.len() => {
+                    chars.remove(i);
+                }
+                1 if i < chars.len() => chars[i] = c,
+                _ => chars.insert(i, c),
+            }
+        }
+        chars.into_iter().collect()
+    }
+
+    #[test]
+    fn samples_load() {
+        for text in SAMPLES {
+            assert!(
+                load_game(text, None, Rules::tromp_taylor(7.5)).is_ok(),
+                "{text}"
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn never_panics_on_arbitrary_text(text in any::<String>(), n in proptest::option::of(0usize..8)) {
+            let _ = load_game(&text, n, Rules::default());
+        }
+
+        #[test]
+        fn never_panics_on_sgf_like_text(
+            text in "[();\\[\\]\\\\ \n:ABWEKMSZHLPCtabcdehijsz0-9.+-]{0,200}",
+            n in proptest::option::of(0usize..8),
+        ) {
+            let _ = load_game(&text, n, Rules::default());
+        }
+
+        #[test]
+        fn never_panics_on_mutated_sgf(
+            sample in 0..SAMPLES.len(),
+            edits in proptest::collection::vec(
+                (any::<usize>(), 0u8..3, proptest::sample::select(
+                    "();[]\\:ABWEKMSZHLPabcdeijstz019 .-\u{e9}".chars().collect::<Vec<_>>())),
+                1..6),
+            n in proptest::option::of(0usize..60),
+            tromp_taylor in any::<bool>(),
+        ) {
+            let text = mutate(SAMPLES[sample], &edits);
+            let rules = if tromp_taylor { Rules::tromp_taylor(7.5) } else { Rules::default() };
+            if let Ok(game) = load_game(&text, n, rules) {
+                prop_assert!(n.is_none_or(|n| game.moves().len() < n));
+            }
+        }
+    }
+}
