@@ -116,8 +116,10 @@ impl Config {
             let key = e.path().to_string();
             ConfigError(format!("{name}: {key}: {}", one_line(e.inner(), text)))
         })?;
-        let mut config = Config::default();
-        config.source = Some(path.to_path_buf());
+        let mut config = Config {
+            source: Some(path.to_path_buf()),
+            ..Config::default()
+        };
         config.levels.extend(file.levels);
         if let Some(level) = file.default_level {
             config.default_level = level;
@@ -192,25 +194,25 @@ mod tests {
 
     #[test]
     fn errors_name_the_file_the_key_and_the_problem() {
-        let e = parse("[levels.x]\nplayer = \"telepathy\"\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("engines.toml: levels.x"), "{e}");
-        assert!(e.contains("telepathy"), "{e}");
-        let e = parse("[levels.x]\nplayer = \"random\"\nsede = 1\n")
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("levels.x") && e.contains("sede"), "{e}");
-        let e = parse("default_level = \"nope\"\n").unwrap_err().to_string();
-        assert!(e.contains("default_level") && e.contains("nope"), "{e}");
-        let e = parse("[levels\n").unwrap_err().to_string();
-        assert!(
-            e.starts_with("engines.toml: ") && e.contains("line 1"),
-            "{e}"
+        let mut errors = Vec::new();
+        let mut check = |text: &str, wanted: &[&str]| {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with("engines.toml: "), "{e}");
+            for w in wanted {
+                assert!(e.contains(w), "`{w}` missing from: {e}");
+            }
+            errors.push(e);
+        };
+        check(
+            "[levels.x]\nplayer = \"telepathy\"\n",
+            &["levels.x", "telepathy"],
         );
-        for e in [&e] {
-            assert!(!e.contains('\n'), "one line: {e}");
-        }
+        check(
+            "[levels.x]\nplayer = \"random\"\nsede = 1\n",
+            &["levels.x", "sede"],
+        );
+        check("default_level = \"nope\"\n", &["default_level", "nope"]);
+        check("[levels\n", &["line 1"]);
         let e = Config::default()
             .level("grandmaster")
             .unwrap_err()
@@ -219,5 +221,9 @@ mod tests {
             e.contains("grandmaster") && e.contains("easy, medium"),
             "{e}"
         );
+        errors.push(e);
+        for e in errors {
+            assert!(!e.contains('\n'), "not one line: {e}");
+        }
     }
 }
