@@ -22,11 +22,18 @@ fn margin(result: &str) -> f64 {
         ("W+", rest) => (-1.0, rest),
         _ => panic!("not a score: {result}"),
     };
-    sign * rest.parse::<f64>().unwrap_or_else(|_| panic!("not a score: {result}"))
+    sign * rest
+        .parse::<f64>()
+        .unwrap_or_else(|_| panic!("not a score: {result}"))
 }
 
 /// Plays one game; returns (moves played, tengen's score, GNU Go's score).
-fn play_game(gnugo: &Path, level: &str, size: usize, tengen_is_black: bool) -> (usize, String, String) {
+fn play_game(
+    gnugo: &Path,
+    level: &str,
+    size: usize,
+    tengen_is_black: bool,
+) -> (usize, String, String) {
     let mut tengen = Gtp::tengen(level);
     let mut gnu = Gtp::spawn(
         gnugo.to_str().unwrap(),
@@ -45,18 +52,37 @@ fn play_game(gnugo: &Path, level: &str, size: usize, tengen_is_black: bool) -> (
     while passes < 2 {
         let color = if black_to_move { "b" } else { "w" };
         let tengen_moves = black_to_move == tengen_is_black;
-        let (mover, other) = if tengen_moves { (&mut tengen, &mut gnu) } else { (&mut gnu, &mut tengen) };
+        let (mover, other) = if tengen_moves {
+            (&mut tengen, &mut gnu)
+        } else {
+            (&mut gnu, &mut tengen)
+        };
         let mv = mover.ok(&format!("genmove {color}"));
-        assert_ne!(mv.to_lowercase(), "resign", "no resignation expected at these levels");
+        assert_ne!(
+            mv.to_lowercase(),
+            "resign",
+            "no resignation expected at these levels"
+        );
         other
             .send(&format!("play {color} {mv}"))
             .unwrap_or_else(|e| {
-                let who = if tengen_moves { "GNU Go refused tengen's" } else { "tengen refused GNU Go's" };
+                let who = if tengen_moves {
+                    "GNU Go refused tengen's"
+                } else {
+                    "tengen refused GNU Go's"
+                };
                 panic!("{who} move {color} {mv} (move {moves}, {level} {size}x{size}): {e}")
             });
-        passes = if mv.eq_ignore_ascii_case("pass") { passes + 1 } else { 0 };
+        passes = if mv.eq_ignore_ascii_case("pass") {
+            passes + 1
+        } else {
+            0
+        };
         moves += 1;
-        assert!(moves < cap, "{level} vs GNU Go on {size}x{size} did not end in {cap} moves");
+        assert!(
+            moves < cap,
+            "{level} vs GNU Go on {size}x{size} did not end in {cap} moves"
+        );
         black_to_move = !black_to_move;
     }
     let ours = tengen.ok("final_score");
@@ -69,7 +95,12 @@ fn play_game(gnugo: &Path, level: &str, size: usize, tengen_is_black: bool) -> (
 #[test]
 fn games_against_gnu_go_are_legal_and_scored_alike() {
     let Some(gnugo) = common::gnugo() else { return };
-    let games = [("easy", 9, true), ("medium", 9, false), ("easy", 19, false), ("medium", 19, true)];
+    let games = [
+        ("easy", 9, true),
+        ("medium", 9, false),
+        ("easy", 19, false),
+        ("medium", 19, true),
+    ];
     let handles: Vec<_> = games
         .into_iter()
         .map(|(level, size, black)| {
@@ -80,6 +111,10 @@ fn games_against_gnu_go_are_legal_and_scored_alike() {
     for handle in handles {
         let (level, size, (moves, ours, theirs)) = handle.join().expect("game thread");
         eprintln!("{level} vs GNU Go {size}x{size}: {moves} moves, tengen {ours}, GNU Go {theirs}");
-        assert_eq!(margin(&ours), margin(&theirs), "{level} {size}x{size}: scores differ");
+        assert_eq!(
+            margin(&ours),
+            margin(&theirs),
+            "{level} {size}x{size}: scores differ"
+        );
     }
 }

@@ -57,7 +57,13 @@ fn run_script(path: &Path) -> Vec<Outcome> {
                 Err(e) => (true, format!("? {e}")),
                 Ok(r) => (regex.is_match(r.trim()) == negated, r.clone()),
             };
-            outcomes.push(Outcome { id, command, response: text, failed, expected_fail });
+            outcomes.push(Outcome {
+                id,
+                command,
+                response: text,
+                failed,
+                expected_fail,
+            });
             continue;
         }
         if line.is_empty() || line.starts_with('#') {
@@ -67,9 +73,17 @@ fn run_script(path: &Path) -> Vec<Outcome> {
         let mut words = line.split_whitespace();
         let first = words.next().unwrap_or("");
         if first.bytes().all(|b| b.is_ascii_digit()) {
-            last = Some((first.to_string(), words.collect::<Vec<_>>().join(" "), response));
+            last = Some((
+                first.to_string(),
+                words.collect::<Vec<_>>().join(" "),
+                response,
+            ));
         } else {
-            assert!(response.is_ok(), "{}: setup command `{line}` failed: {response:?}", path.display());
+            assert!(
+                response.is_ok(),
+                "{}: setup command `{line}` failed: {response:?}",
+                path.display()
+            );
         }
     }
     assert_eq!(engine.quit(), Some(0));
@@ -94,7 +108,11 @@ fn every_script_passes() {
         total += outcomes.len();
         for o in outcomes {
             if o.failed != o.expected_fail {
-                let what = if o.failed { "unexpected FAIL" } else { "unexpected PASS" };
+                let what = if o.failed {
+                    "unexpected FAIL"
+                } else {
+                    "unexpected PASS"
+                };
                 problems.push(format!(
                     "{} {} `{}`: {what}, got '{}'",
                     script.file_name().unwrap().to_string_lossy(),
@@ -105,5 +123,10 @@ fn every_script_passes() {
             }
         }
     }
-    assert!(problems.is_empty(), "{} of {total} tests:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} of {total} tests:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

@@ -58,8 +58,14 @@ fn hostile_input_gets_answers_not_crashes() {
     let long = format!("play b {}\n", "a".repeat(3 << 20));
     e.send_raw(&long);
     assert_eq!(e.read_response(), Err("line too long".into()));
-    assert_eq!(e.send("boardsize 99999999999999999999999999"), Err("syntax error".into()));
-    assert_eq!(e.send("fixed_handicap 4000000000"), Err("invalid number of stones".into()));
+    assert_eq!(
+        e.send("boardsize 99999999999999999999999999"),
+        Err("syntax error".into())
+    );
+    assert_eq!(
+        e.send("fixed_handicap 4000000000"),
+        Err("invalid number of stones".into())
+    );
     assert_eq!(e.send("name"), Ok("tengen".into()));
     assert_eq!(e.close(), Some(0), "EOF ends the session with exit 0");
 }
@@ -81,14 +87,18 @@ fn a_whole_game_to_two_passes() {
         color = if color == "b" { "w" } else { "b" };
     }
     let score = e.ok("final_score");
-    assert!(score == "0" || score.starts_with("B+") || score.starts_with("W+"), "{score}");
+    assert!(
+        score == "0" || score.starts_with("B+") || score.starts_with("W+"),
+        "{score}"
+    );
     let board = e.ok("showboard");
     assert!(board.lines().count() >= 11);
     assert_eq!(e.quit(), Some(0));
 }
 
 fn run_with_config(toml: &str, extra: &[&str]) -> (Option<i32>, String, String) {
-    let dir = std::env::temp_dir().join(format!("tengen-cfg-{}-{}", std::process::id(), toml.len()));
+    let dir =
+        std::env::temp_dir().join(format!("tengen-cfg-{}-{}", std::process::id(), toml.len()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("engines.toml");
     std::fs::write(&path, toml).unwrap();
@@ -111,7 +121,10 @@ fn bad_configs_exit_2_with_one_line_naming_file_and_key() {
     assert_eq!(code, Some(2));
     assert!(stdout.is_empty());
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("engines.toml") && stderr.contains("levels.x"), "{stderr}");
+    assert!(
+        stderr.contains("engines.toml") && stderr.contains("levels.x"),
+        "{stderr}"
+    );
     let (code, _, stderr) = run_with_config("", &["--level", "godlike"]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("godlike"), "{stderr}");
@@ -143,6 +156,9 @@ fn help_and_version() {
     for option in ["--level", "--config", "gtp", "bench"] {
         assert!(text.contains(option), "{option} missing from --help");
     }
-    let version = Command::new(tengen_path()).arg("--version").output().unwrap();
+    let version = Command::new(tengen_path())
+        .arg("--version")
+        .output()
+        .unwrap();
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("tengen "));
 }

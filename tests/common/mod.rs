@@ -30,7 +30,11 @@ impl Gtp {
     pub fn from_child(mut child: Child) -> Gtp {
         let stdin = child.stdin.take().expect("stdin");
         let stdout = BufReader::new(child.stdout.take().expect("stdout"));
-        Gtp { child, stdin, stdout }
+        Gtp {
+            child,
+            stdin,
+            stdout,
+        }
     }
 
     /// Starts tengen at `level`.
@@ -40,7 +44,9 @@ impl Gtp {
 
     /// Sends raw text (may hold several lines or none).
     pub fn send_raw(&mut self, text: &str) {
-        self.stdin.write_all(text.as_bytes()).expect("write to engine");
+        self.stdin
+            .write_all(text.as_bytes())
+            .expect("write to engine");
         self.stdin.flush().expect("flush");
     }
 
@@ -102,7 +108,9 @@ impl Gtp {
 
     /// Closes stdin and waits for the process; returns its exit code.
     pub fn close(self) -> Option<i32> {
-        let Gtp { mut child, stdin, .. } = self;
+        let Gtp {
+            mut child, stdin, ..
+        } = self;
         drop(stdin);
         child.wait().ok().and_then(|s| s.code())
     }
