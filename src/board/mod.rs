@@ -312,8 +312,9 @@ impl Board {
     }
 
     /// Whether a stone of `c` on the empty point `p` would leave its string with one liberty
-    /// (or none) while capturing nothing that gives it more. Returns the size the string would
-    /// have, or `None` when the move is not a self-atari.
+    /// (or none). A capture of two or more stones never counts as a self-atari; a capture of
+    /// one stone counts its point as a liberty. Returns the size the string would have, or
+    /// `None` when the move is not a self-atari.
     pub fn self_atari_size(&self, p: Point, c: Color) -> Option<usize> {
         let own = Cell::from(c);
         let mut found = [p; 2];
@@ -356,9 +357,12 @@ impl Board {
                             return None;
                         }
                     }
-                } else if libs == 1 && add(n, &mut found, &mut n_found) {
-                    // Capturing frees at least the captured neighbour.
-                    return None;
+                } else if libs == 1 {
+                    // Capturing two or more stones frees room enough; capturing one frees at
+                    // least its point (and may still be a ko or a snapback).
+                    if self.stones[h as usize] >= 2 || add(n, &mut found, &mut n_found) {
+                        return None;
+                    }
                 }
             }
         }

@@ -109,6 +109,13 @@ fn self_atari_sizes() {
         board.self_atari_size(pt(&board, "A1"), Color::Black),
         Some(3)
     );
+    // Capturing a big string is not a self-atari even when only one liberty is visible
+    // before the capture: White A1 takes the three black stones A2 B2 B1.
+    let board = board_with(4, &["A2", "A3", "B2", "B3", "B1", "C2", "D4", "C1"]);
+    let a1 = pt(&board, "A1");
+    assert_eq!(board.legality(a1, Color::White), Ok(()));
+    assert_eq!(board.self_atari_size(a1, Color::White), None);
+    let board = board_with(5, &["A2", "B3", "B2", "C2", "E5", "B1"]);
     // A move in the open is never self-atari.
     assert_eq!(board.self_atari_size(pt(&board, "D3"), Color::Black), None);
 }

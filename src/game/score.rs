@@ -351,6 +351,27 @@ mod tests {
     }
 
     #[test]
+    fn a_group_with_one_two_point_eye_is_dead() {
+        // From a medium vs GNU Go game: the black group at the top left has only the eye
+        // A9-A8; White throws in and captures it. GNU Go scores W+38; so must we.
+        let rows = [
+            ". X O O . . . . .",
+            ". X X O O O . . .",
+            "X X X X X O . . .",
+            "O O O O O O O O O",
+            ". O X X X X X X O",
+            ". . O X . X . X X",
+            ". O O X X . X X .",
+            ". X O O O X . . .",
+            "X . O . O O X . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(7.0));
+        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
+        assert_eq!(a.status(Point::parse("B9", 9).unwrap()), Some(StoneStatus::Dead));
+        assert_eq!(a.result(), "W+38");
+    }
+
+    #[test]
     fn result_format() {
         assert_eq!(format_result(2.5), "B+2.5");
         assert_eq!(format_result(-31.0), "W+31");
