@@ -7,13 +7,19 @@ use rand::rngs::SmallRng;
 
 use super::{Board, Cell, Color, Point};
 
+/// The largest string a `NoSelfAtari` playout may put into atari: enough for the nakade
+/// throw-ins that kill eye spaces of up to six points.
+const MAX_THROW_IN: usize = 3;
+
 /// Which moves a playout may choose from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Policy {
     /// Any legal move that does not fill an own eye, uniformly at random.
     Light,
-    /// As `Light`, but never a self-atari of a string of two or more stones. Random playouts
-    /// that fill shared liberties destroy every seki; this policy keeps them.
+    /// As `Light`, but never a self-atari of a string of four or more stones. Random playouts
+    /// that fill shared liberties destroy every seki; this policy keeps them, while still
+    /// allowing the throw-ins of up to three stones that kill an eye space from inside
+    /// (nakade).
     NoSelfAtari,
 }
 
@@ -64,7 +70,7 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
         .find(|&p| {
             !board.is_eye(p, c)
                 && board.legality(p, c).is_ok()
-                && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s < 2))
+                && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s <= MAX_THROW_IN))
         })
 }
 

@@ -372,6 +372,27 @@ mod tests {
     }
 
     #[test]
+    fn a_straight_three_eye_with_a_stone_inside_is_dead() {
+        // From a medium vs GNU Go game: Black's group on the right has the eye space J9-J8-J7
+        // with White on the vital point J8. White kills it by filling J7 (a two-stone throw-in
+        // that seki-preserving playouts must still allow). GNU Go: the group is dead.
+        let rows = [
+            ". . X O O O O X .",
+            "X X X X O O X X O",
+            "O O X . X O X X .",
+            "O X . X X O O X X",
+            "O X X X O O . O O",
+            "O X X X O O O X .",
+            "O O O O O X O O O",
+            ". X X O X X X O X",
+            "X . . O . . X O .",
+        ];
+        let game = game_from(&rows, Rules::chinese(7.0));
+        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
+        assert_eq!(a.status(Point::parse("H8", 9).unwrap()), Some(StoneStatus::Dead));
+    }
+
+    #[test]
     fn result_format() {
         assert_eq!(format_result(2.5), "B+2.5");
         assert_eq!(format_result(-31.0), "W+31");
