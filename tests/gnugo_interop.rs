@@ -1,7 +1,8 @@
 //! Full games between tengen's easy and medium levels and GNU Go (Chinese rules, level 1 to
 //! stay quick), on 9x9 and 19x19: every move each side makes must be accepted by the other,
 //! and after two passes tengen's `final_score` must equal GNU Go's.
-//! Skipped (and passing) without GNU Go unless TENGEN_REQUIRE_EXTERNAL=1.
+//! Skipped (and passing) without GNU Go unless TENGEN_REQUIRE_EXTERNAL=1. Both sides are
+//! seeded, so every run plays the same games.
 
 mod common;
 
@@ -30,14 +31,27 @@ fn margin(result: &str) -> f64 {
 /// Plays one game; returns (moves played, tengen's score, GNU Go's score).
 fn play_game(
     gnugo: &Path,
+    config: &Path,
     level: &str,
     size: usize,
     tengen_is_black: bool,
 ) -> (usize, String, String) {
-    let mut tengen = Gtp::tengen(level);
+    let config = config.to_str().unwrap();
+    let mut tengen = Gtp::spawn(
+        common::tengen_path(),
+        &["gtp", "--config", config, "--level", level],
+    );
     let mut gnu = Gtp::spawn(
         gnugo.to_str().unwrap(),
-        &["--mode", "gtp", "--chinese-rules", "--level", "1"],
+        &[
+            "--mode",
+            "gtp",
+            "--chinese-rules",
+            "--level",
+            "1",
+            "--seed",
+            "1",
+        ],
     );
     let komi = if size == 9 { "7" } else { "7.5" };
     for engine in [&mut tengen, &mut gnu] {
@@ -95,6 +109,14 @@ fn play_game(
 #[test]
 fn games_against_gnu_go_are_legal_and_scored_alike() {
     let Some(gnugo) = common::gnugo() else { return };
+    let dir = std::env::temp_dir().join(format!("tengen-interop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("engines.toml");
+    std::fs::write(
+        &config,
+        "[levels.easy]\nplayer = \"random\"\nseed = 1\n[levels.medium]\nplayer = \"heuristic\"\nseed = 1\n",
+    )
+    .unwrap();
     let games = [
         ("easy", 9, true),
         ("medium", 9, false),
@@ -104,8 +126,8 @@ fn games_against_gnu_go_are_legal_and_scored_alike() {
     let handles: Vec<_> = games
         .into_iter()
         .map(|(level, size, black)| {
-            let gnugo = gnugo.clone();
-            thread::spawn(move || (level, size, play_game(&gnugo, level, size, black)))
+            let (gnugo, config) = (gnugo.clone(), config.clone());
+            thread::spawn(move || (level, size, play_game(&gnugo, &config, level, size, black)))
         })
         .collect();
     for handle in handles {
