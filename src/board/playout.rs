@@ -70,7 +70,10 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
         .find(|&p| {
             !board.is_eye(p, c)
                 && board.legality(p, c).is_ok()
-                && (policy == Policy::Light || board.self_atari_size(p, c).is_none_or(|s| s <= MAX_THROW_IN))
+                && (policy == Policy::Light
+                    || board
+                        .self_atari_size(p, c)
+                        .is_none_or(|s| s <= MAX_THROW_IN))
         })
 }
 

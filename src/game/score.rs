@@ -367,7 +367,10 @@ mod tests {
         ];
         let game = game_from(&rows, Rules::chinese(7.0));
         let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
-        assert_eq!(a.status(Point::parse("B9", 9).unwrap()), Some(StoneStatus::Dead));
+        assert_eq!(
+            a.status(Point::parse("B9", 9).unwrap()),
+            Some(StoneStatus::Dead)
+        );
         assert_eq!(a.result(), "W+38");
     }
 
@@ -389,7 +392,10 @@ mod tests {
         ];
         let game = game_from(&rows, Rules::chinese(7.0));
         let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
-        assert_eq!(a.status(Point::parse("H8", 9).unwrap()), Some(StoneStatus::Dead));
+        assert_eq!(
+            a.status(Point::parse("H8", 9).unwrap()),
+            Some(StoneStatus::Dead)
+        );
     }
 
     #[test]
