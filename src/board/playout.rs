@@ -16,10 +16,11 @@ const MAX_THROW_IN: usize = 3;
 pub enum Policy {
     /// Any legal move that does not fill an own eye, uniformly at random.
     Light,
-    /// As `Light`, but never a self-atari of a string of four or more stones. Random playouts
-    /// that fill shared liberties destroy every seki; this policy keeps them, while still
-    /// allowing the throw-ins of up to three stones that kill an eye space from inside
-    /// (nakade).
+    /// Captures first; otherwise as `Light`, but never a self-atari of a string of four or
+    /// more stones. Random playouts that fill shared liberties destroy every seki; this policy
+    /// keeps them, while still allowing the throw-ins of up to three stones that kill an eye
+    /// space from inside (nakade). Taking what can be taken makes dead groups die as they
+    /// would in a real game instead of escaping by chance.
     NoSelfAtari,
 }
 
@@ -57,24 +58,37 @@ pub fn move_cap(size: usize) -> usize {
 }
 
 /// A random move for `c` allowed by `policy`, or `None` when there is none (the player passes).
-/// Starts at a random empty point and takes the first acceptable one from there on.
+/// Starts at a random empty point and takes the first acceptable one from there on; the
+/// `NoSelfAtari` policy first takes any capture, found the same way.
 pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) -> Option<Point> {
     let n = board.empty_count();
     if n == 0 {
         return None;
     }
     let start = rng.random_range(0..n);
-    (start..n)
-        .chain(0..start)
-        .map(|k| board.empty_at(k))
-        .find(|&p| {
-            !board.is_eye(p, c)
-                && board.legality(p, c).is_ok()
-                && (policy == Policy::Light
-                    || board
-                        .self_atari_size(p, c)
-                        .is_none_or(|s| s <= MAX_THROW_IN))
-        })
+    let in_random_order = || (start..n).chain(0..start).map(|k| board.empty_at(k));
+    if policy == Policy::NoSelfAtari
+        && let Some(p) =
+            in_random_order().find(|&p| captures(board, p, c) && board.legality(p, c).is_ok())
+    {
+        return Some(p);
+    }
+    in_random_order().find(|&p| {
+        !board.is_eye(p, c)
+            && board.legality(p, c).is_ok()
+            && (policy == Policy::Light
+                || board
+                    .self_atari_size(p, c)
+                    .is_none_or(|s| s <= MAX_THROW_IN))
+    })
+}
+
+/// Whether a stone of `c` on the empty point `p` would capture.
+fn captures(board: &Board, p: Point, c: Color) -> bool {
+    board
+        .neighbors(p)
+        .iter()
+        .any(|&n| board.color_at(n) == Some(c.opponent()) && board.liberties(n) == 1)
 }
 
 /// Who owns `p` on a played-out board under area counting: the colour of its stone, or of all
