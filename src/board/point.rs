@@ -35,13 +35,6 @@ impl Point {
         Point(index as u16)
     }
 
-    /// The cell `offset` steps away in the padded array (`±1` horizontally, `±stride`
-    /// vertically); one step from an on-board point stays inside the array.
-    #[inline]
-    pub(crate) fn from_offset(p: Point, offset: isize) -> Point {
-        Point((p.0 as isize + offset) as u16)
-    }
-
     /// The raw index into the padded array.
     #[inline]
     pub fn index(self) -> usize {

@@ -1,26 +1,48 @@
-//! The medium level: a one-ply evaluator. Every sensible move gets a score from tactical
-//! features (captures, escapes, ataris, self-ataris), territory (empty regions only one side
-//! borders), nearness to the last moves, the line it is on, and simple shape; the best move
-//! is played, and the player passes only when no move scores above zero.
+//! The medium level: every sensible point is scored by one-ply heuristics (captures, atari
+//! escapes and attacks read out as ladders, self-atari avoidance, eye spaces and territory,
+//! influence gained, nearness to the last moves, opening lines and a little 3x3 shape) and
+//! the best one is played, with a little noise for variety.
+//!
+//! It passes only when no point scores above zero: every point left is in a territory (its
+//! own or the opponent's, judged from the empty regions), a self-atari, a stone the opponent
+//! can simply capture, or otherwise worthless. Dame and captures keep a positive score, so
+//! it fills the dame before passing, whatever the opponent does.
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Player, sensible_moves};
+use super::Player;
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 
-/// Plays the best-scoring move of a one-ply evaluation.
+/// Board copies all the ladder reading of one `genmove` may make.
+const NODES_PER_MOVE: u32 = 1500;
+/// Board copies one reading (one ladder) may make.
+const NODES_PER_READ: u32 = 200;
+/// Deepest reading, in moves.
+const READ_DEPTH: u32 = 100;
+/// Largest eye space where a stone is worth playing inside to make or destroy eyes
+/// although it may be captured.
+const MAX_NAKADE: usize = 7;
+/// How far a stone's influence reaches, in steps.
+const INFLUENCE_REACH: u8 = 3;
+/// Score of one point of influence gained.
+const INFLUENCE_WEIGHT: f32 = 0.2;
+/// Largest random bonus added to a move worth playing.
+const NOISE: f32 = 1.5;
+
+/// Plays the best point by a one-ply heuristic evaluation.
 pub struct HeuristicPlayer {
     rng: SmallRng,
 }
 
 impl HeuristicPlayer {
-    /// A player seeded with `seed` (for its small random tie-breaking noise), or from the
-    /// operating system's entropy when `None`.
-    pub fn new(seed: Option<u64>) -> HeuristicPlayer {
+    /// A heuristic player whose noise is seeded with `seed`, or from the operating system's
+    /// entropy for `None`.
+    pub fn new(seed: Option<u64>) -> Self {
+        let seed = seed.unwrap_or_else(rand::random::<u64>);
         HeuristicPlayer {
-            rng: SmallRng::seed_from_u64(seed.unwrap_or_else(rand::random)),
+            rng: SmallRng::seed_from_u64(seed),
         }
     }
 }
@@ -28,222 +50,729 @@ impl HeuristicPlayer {
 impl Player for HeuristicPlayer {
     fn genmove(&mut self, game: &Game, color: Color) -> Move {
         let board = game.board();
-        let regions = Regions::of(board);
-        let recent: Vec<Point> = game
-            .moves()
-            .iter()
-            .rev()
-            .take(2)
-            .filter_map(|(_, m)| m.point())
-            .collect();
-        let opening = game.moves().len() < board.size() * board.size() / 5;
-        let mut best = (0.0, Move::Pass);
-        for p in sensible_moves(game, color) {
-            if board.is_suicide(p, color) {
+        let mut reader = Reader::new();
+        let eval = Evaluator::new(game, color, &mut reader);
+        let mut candidates: Vec<(f32, Point)> = Vec::with_capacity(board.empty_count());
+        for p in board.empty_points() {
+            if board.is_eye(p, color) || board.legality(p, color).is_err() {
                 continue;
             }
-            let score = evaluate(board, p, color, &regions, &recent, opening)
-                + self.rng.random_range(0.0..0.5);
-            if score > best.0 {
-                best = (score, Move::Play(p));
+            if let Some(score) = eval.score(p, &mut reader)
+                && score > 0.0
+            {
+                candidates.push((score + self.rng.random_range(0.0..NOISE), p));
             }
         }
-        best.1
+        candidates.sort_unstable_by(|a, b| b.0.total_cmp(&a.0));
+        // The board checked simple ko and suicide; superko needs the game's history.
+        candidates
+            .into_iter()
+            .map(|(_, p)| p)
+            .find(|&p| game.legality(color, Move::Play(p)).is_ok())
+            .map_or(Move::Pass, Move::Play)
     }
 }
 
-/// Which colours border each maximal region of empty points, for the regions small enough
-/// to count as enclosed: at most an eighth of the board or half of its empty points (the
-/// open board of the opening is nobody's yet).
+/// Ladder reading on board copies, within a budget of copies. Whatever the budget does not
+/// let it read out is taken to end well for the defender.
+struct Reader {
+    left_for_move: u32,
+    left_for_read: u32,
+}
+
+impl Reader {
+    fn new() -> Reader {
+        Reader {
+            left_for_move: NODES_PER_MOVE,
+            left_for_read: 0,
+        }
+    }
+
+    /// Starts a new reading with its own share of the budget.
+    fn start(&mut self) -> &mut Reader {
+        self.left_for_read = NODES_PER_READ.min(self.left_for_move);
+        self
+    }
+
+    /// Takes one board copy from the budget; false when none is left.
+    fn node(&mut self) -> bool {
+        if self.left_for_read == 0 {
+            return false;
+        }
+        self.left_for_read -= 1;
+        self.left_for_move -= 1;
+        true
+    }
+
+    /// `board` after `c` plays the legal move `p`, if the budget allows a copy.
+    fn after(&mut self, board: &Board, p: Point, c: Color) -> Option<Board> {
+        if !self.node() {
+            return None;
+        }
+        let mut b = board.clone();
+        b.play(p, c);
+        Some(b)
+    }
+
+    /// Whether the string on `s`, with one liberty and its owner to move, gets out: by
+    /// capturing a neighbouring string in atari, or by extending to more than two liberties
+    /// or to two that the attacker cannot ladder.
+    fn saved(&mut self, board: &Board, s: Point, depth: u32) -> bool {
+        let Some(def) = board.color_at(s) else {
+            return false;
+        };
+        if depth == 0 || touches_string_in_atari(board, s, def.opponent()) {
+            return true;
+        }
+        let mut lib = [s];
+        if board.string_liberties(s, &mut lib) == 0 {
+            return false;
+        }
+        let l = lib[0];
+        if board.legality(l, def).is_err() {
+            return false;
+        }
+        let Some(b) = self.after(board, l, def) else {
+            return true;
+        };
+        match b.liberties(s) {
+            0 | 1 => false,
+            2 => !self.kills(&b, s, depth - 1),
+            _ => true,
+        }
+    }
+
+    /// Whether the attacker, to move, captures the string on `s` (two liberties) by
+    /// putting it in atari again and again.
+    fn kills(&mut self, board: &Board, s: Point, depth: u32) -> bool {
+        let Some(def) = board.color_at(s) else {
+            return true;
+        };
+        if depth == 0 {
+            return false;
+        }
+        let att = def.opponent();
+        let mut libs = [s; 3];
+        match board.string_liberties(s, &mut libs) {
+            0 | 1 => return true,
+            2 => {}
+            _ => return false,
+        }
+        for &l in &libs[..2] {
+            if board.legality(l, att).is_err() {
+                continue;
+            }
+            let Some(b) = self.after(board, l, att) else {
+                return false;
+            };
+            if !self.saved(&b, s, depth - 1) {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Whether a stone of the string on `s` touches a string of colour `c` in atari.
+fn touches_string_in_atari(board: &Board, s: Point, c: Color) -> bool {
+    let cell = Cell::from(c);
+    board.string_stones(s).any(|stone| {
+        board
+            .neighbors(stone)
+            .iter()
+            .any(|&n| board.cell(n) == cell && board.liberties(n) == 1)
+    })
+}
+
+/// Up to four distinct strings next to a point, with their liberties and sizes.
+struct Strings {
+    n: usize,
+    heads: [Point; 4],
+    libs: [usize; 4],
+    sizes: [usize; 4],
+}
+
+impl Strings {
+    fn new(p: Point) -> Strings {
+        Strings {
+            n: 0,
+            heads: [p; 4],
+            libs: [0; 4],
+            sizes: [0; 4],
+        }
+    }
+
+    fn add(&mut self, board: &Board, stone: Point) {
+        let head = board.string_head(stone);
+        if !self.heads[..self.n].contains(&head) {
+            self.heads[self.n] = head;
+            self.libs[self.n] = board.liberties(stone);
+            self.sizes[self.n] = board.string_size(stone);
+            self.n += 1;
+        }
+    }
+
+    /// (head, liberties, size) of each string.
+    fn iter(&self) -> impl Iterator<Item = (Point, usize, usize)> + '_ {
+        (0..self.n).map(|k| (self.heads[k], self.libs[k], self.sizes[k]))
+    }
+
+    /// Total stones of the strings with exactly `libs` liberties.
+    fn stones_with_libs(&self, libs: usize) -> usize {
+        self.iter().filter(|s| s.1 == libs).map(|s| s.2).sum()
+    }
+}
+
+/// Who holds an empty point, judged from its empty region.
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Area {
+    /// A small region bordered by the player's stones only, next to a string with another
+    /// such region: territory, and an eye.
+    Own,
+    /// The same for the opponent.
+    Opponent,
+    /// A small region bordered by the player's stones only, the only eye space of the
+    /// strings around it: a move there may make a second eye.
+    OwnEyeSpace,
+    /// The same for the opponent: a move there may destroy its eyes.
+    OpponentEyeSpace,
+    /// Anything else: a region bordered by both colours, or too large to be secure.
+    Open,
+}
+
+/// The empty regions (4-connected empty points) of a position.
 struct Regions {
-    /// For each empty point of an enclosed region: bit 0 set if Black borders it, bit 1 if
-    /// White does; 0 for points of open regions.
-    borders: [u8; MAX_CELLS],
+    /// Region of each empty point.
+    id: [u16; MAX_CELLS],
+    /// Number of points of each region.
+    size: Vec<usize>,
+    /// The colour bordering each region when it is small and only one colour borders it.
+    eye_of: Vec<Option<Color>>,
+    /// Whether a string around the region touches another such region.
+    two_eyes: Vec<bool>,
 }
 
 impl Regions {
-    fn of(board: &Board) -> Regions {
-        let mut borders = [0u8; MAX_CELLS];
-        let mut seen = [false; MAX_CELLS];
-        let enclosed = (board.size() * board.size() / 8).max(board.empty_count() / 2);
-        let mut region = Vec::new();
-        for start in board.empty_points() {
-            if seen[start.index()] {
+    /// The regions of `board`; an eye space of colour `c` has at most `limit[c.index()]`
+    /// points.
+    fn of(board: &Board, limit: [usize; 2]) -> Regions {
+        let mut regions = Regions {
+            id: [u16::MAX; MAX_CELLS],
+            size: Vec::new(),
+            eye_of: Vec::new(),
+            two_eyes: Vec::new(),
+        };
+        // The strings around each region; eye spaces touched by each string head.
+        let mut around: Vec<Vec<Point>> = Vec::new();
+        let mut eyes_of_string = [0u8; MAX_CELLS];
+        let mut stack = Vec::new();
+        for p in board.empty_points() {
+            if regions.id[p.index()] != u16::MAX {
                 continue;
             }
-            region.clear();
-            region.push(start);
-            seen[start.index()] = true;
-            let mut bits = 0u8;
-            let mut k = 0;
-            while k < region.len() {
-                for n in board.neighbors(region[k]) {
+            let r = regions.size.len() as u16;
+            regions.id[p.index()] = r;
+            stack.push(p);
+            let mut size = 0;
+            let mut borders = 0;
+            let mut heads = Vec::new();
+            while let Some(q) = stack.pop() {
+                size += 1;
+                for n in board.neighbors(q) {
                     match board.cell(n) {
-                        Cell::Empty if !seen[n.index()] => {
-                            seen[n.index()] = true;
-                            region.push(n);
+                        Cell::Empty if regions.id[n.index()] == u16::MAX => {
+                            regions.id[n.index()] = r;
+                            stack.push(n);
                         }
-                        Cell::Black => bits |= 1,
-                        Cell::White => bits |= 2,
-                        _ => {}
+                        Cell::Empty | Cell::Border => {}
+                        cell => {
+                            borders |= cell as u8;
+                            let head = board.string_head(n);
+                            if !heads.contains(&head) {
+                                heads.push(head);
+                            }
+                        }
                     }
                 }
-                k += 1;
             }
-            if region.len() <= enclosed {
-                for p in &region {
-                    borders[p.index()] = bits;
+            let eye_of = match borders {
+                1 if size <= limit[0] => Some(Color::Black),
+                2 if size <= limit[1] => Some(Color::White),
+                _ => None,
+            };
+            if eye_of.is_some() {
+                for h in &heads {
+                    eyes_of_string[h.index()] = eyes_of_string[h.index()].saturating_add(1);
                 }
             }
+            regions.size.push(size);
+            regions.eye_of.push(eye_of);
+            around.push(heads);
         }
-        Regions { borders }
-    }
-
-    /// Whether the empty region of `p` is enclosed and only `c` borders it.
-    fn only(&self, p: Point, c: Color) -> bool {
-        self.borders[p.index()] == 1 << c.index()
+        regions.two_eyes = around
+            .iter()
+            .map(|heads| heads.iter().any(|h| eyes_of_string[h.index()] >= 2))
+            .collect();
+        regions
     }
 }
 
-/// The score of `color` playing on `p`; above zero is worth playing.
-fn evaluate(
-    board: &Board,
-    p: Point,
-    color: Color,
-    regions: &Regions,
-    recent: &[Point],
+/// Distance (in steps through empty points, up to [`INFLUENCE_REACH`] + 1) from each
+/// empty point to the nearest stone of each colour.
+struct Distances {
+    steps: [[u8; MAX_CELLS]; 2],
+}
+
+impl Distances {
+    fn of(board: &Board) -> Distances {
+        let far = INFLUENCE_REACH + 1;
+        let mut steps = [[far; MAX_CELLS]; 2];
+        for c in Color::ALL {
+            let dist = &mut steps[c.index()];
+            let mut frontier: Vec<Point> = Vec::new();
+            for p in board.points() {
+                if board.color_at(p) == Some(c) {
+                    dist[p.index()] = 0;
+                    frontier.push(p);
+                }
+            }
+            for d in 1..far {
+                let mut next = Vec::new();
+                for p in frontier {
+                    for n in board.neighbors(p) {
+                        if board.cell(n) == Cell::Empty && dist[n.index()] > d {
+                            dist[n.index()] = d;
+                            next.push(n);
+                        }
+                    }
+                }
+                frontier = next;
+            }
+        }
+        Distances { steps }
+    }
+
+    /// The distances of `p` to the stones of `me` and to those of the opponent.
+    fn of_pair(&self, p: Point, me: Color) -> [u8; 2] {
+        [
+            self.steps[me.index()][p.index()],
+            self.steps[me.opponent().index()][p.index()],
+        ]
+    }
+}
+
+/// What a player knows about a position before it scores the points.
+struct Evaluator<'a> {
+    board: &'a Board,
+    me: Color,
+    size: usize,
+    regions: Regions,
+    /// The opponent's last move, unless it passed.
+    opponent_last: Option<Point>,
+    /// This player's last move, unless it passed.
+    own_last: Option<Point>,
+    /// Few stones are on the board yet.
     opening: bool,
-) -> f64 {
-    let own = Cell::from(color);
-    let opp = Cell::from(color.opponent());
-    let mut score = 1.0;
-    let mut seen = [p; 4];
-    let mut n_seen = 0;
-    let mut captures = 0;
-    let mut own_strings = 0;
-    for n in board.neighbors(p) {
-        let cell = board.cell(n);
-        if cell != own && cell != opp {
-            continue;
+    /// Own strings with two liberties that the opponent could capture by ladder.
+    endangered: Vec<Point>,
+    /// Distance from each empty point to the nearest stone of each colour.
+    distance: Distances,
+}
+
+impl<'a> Evaluator<'a> {
+    fn new(game: &'a Game, me: Color, reader: &mut Reader) -> Evaluator<'a> {
+        let board = game.board();
+        let size = board.size();
+        let last = |c: Color| {
+            game.moves()
+                .iter()
+                .rev()
+                .find(|&&(mover, _)| mover == c)
+                .and_then(|&(_, mv)| mv.point())
+        };
+        let stones = size * size - board.empty_count();
+        let mut endangered = Vec::new();
+        for p in board.points() {
+            if board.color_at(p) == Some(me)
+                && board.string_head(p) == p
+                && board.liberties(p) == 2
+                && reader.start().kills(board, p, READ_DEPTH)
+            {
+                endangered.push(p);
+            }
         }
-        let head = board.string_head(n);
-        if seen[..n_seen].contains(&head) {
-            continue;
+        // Own regions up to a quarter of the board count as territory (no need to fill
+        // them); the opponent's only up to a tenth (larger ones are worth invading).
+        let mut secure_limit = [(size * size / 10).max(4); 2];
+        secure_limit[me.index()] = (size * size / 4).max(4);
+        Evaluator {
+            board,
+            me,
+            size,
+            regions: Regions::of(board, secure_limit),
+            opponent_last: last(me.opponent()),
+            own_last: last(me),
+            opening: stones < size * size / 6,
+            endangered,
+            distance: Distances::of(board),
         }
-        seen[n_seen] = head;
-        n_seen += 1;
-        let size = board.string_size(n) as f64;
-        let libs = board.liberties(n);
-        if cell == opp {
-            match libs {
-                1 => {
-                    captures += 1;
-                    score += 30.0 + 12.0 * size;
+    }
+
+    fn area(&self, p: Point) -> Area {
+        let r = self.regions.id[p.index()] as usize;
+        let Some(owner) = self.regions.eye_of[r] else {
+            return Area::Open;
+        };
+        // A region of one or two points cannot be split into two eyes; a large one of the
+        // player's own can wait until the opponent invades it.
+        let size = self.regions.size[r];
+        let settled = self.regions.two_eyes[r] || size <= 2;
+        match (owner == self.me, settled) {
+            (true, true) => Area::Own,
+            (true, false) if size > MAX_NAKADE => Area::Own,
+            (true, false) => Area::OwnEyeSpace,
+            (false, true) => Area::Opponent,
+            (false, false) => Area::OpponentEyeSpace,
+        }
+    }
+
+    /// Liberties (up to four) the string of a stone of `me` on the empty point `p` would
+    /// have, counting each captured neighbour as one.
+    fn liberties_after(&self, p: Point) -> usize {
+        let board = self.board;
+        let mut libs = [p; 4];
+        let mut n = 0;
+        let mut add = |q: Point, n: &mut usize| {
+            if *n < libs.len() && q != p && !libs[..*n].contains(&q) {
+                libs[*n] = q;
+                *n += 1;
+            }
+        };
+        for nb in board.neighbors(p) {
+            match board.cell(nb) {
+                Cell::Empty => add(nb, &mut n),
+                Cell::Border => {}
+                cell if cell.color() == Some(self.me) => {
+                    let mut buf = [p; 5];
+                    let k = board.string_liberties(nb, &mut buf);
+                    for &q in &buf[..k] {
+                        add(q, &mut n);
+                    }
                 }
-                2 => score += 4.0 + 3.0 * size,
-                _ => {}
-            }
-        } else {
-            own_strings += 1;
-            if libs == 1 {
-                score += 25.0 + 10.0 * size; // reduced below when the escape fails
+                _ => {
+                    if board.liberties(nb) == 1 {
+                        add(nb, &mut n);
+                    }
+                }
             }
         }
+        n
     }
-    let self_atari = board.self_atari_size(p, color);
-    match self_atari {
-        Some(size) if captures == 0 => score -= 40.0 + 15.0 * size as f64,
-        // Extending a string into atari rescues nothing.
-        _ if captures == 0 && own_strings > 0 => {
-            let libs_after = liberties_after(board, p, color);
-            if libs_after == 2 {
-                score -= 4.0; // a two-liberty escape may be a ladder
-            }
-        }
-        _ => {}
-    }
-    if own_strings >= 2 {
-        score += 3.0;
-    }
-    // Territory: filling one's own area wastes a move; stones thrown into the opponent's
-    // settled area die (unless they capture).
-    if captures == 0 && regions.only(p, color) {
-        score -= 12.0;
-    }
-    if captures == 0 && regions.only(p, color.opponent()) {
-        score -= 10.0;
-    }
-    score += shape(board, p, color);
-    score += nearness(board, p, recent);
-    score += line_preference(board, p, opening);
-    score
-}
 
-/// Liberties of the string `color` would have after playing on `p` (no capture assumed).
-fn liberties_after(board: &Board, p: Point, color: Color) -> usize {
-    let mut libs: Vec<Point> = board
-        .neighbors(p)
-        .into_iter()
-        .filter(|&n| board.cell(n) == Cell::Empty)
-        .collect();
-    let mut buf = [p; 8];
-    for n in board.neighbors(p) {
-        if board.color_at(n) == Some(color) {
-            let k = board.string_liberties(n, &mut buf);
-            libs.extend(buf[..k].iter().filter(|&&q| q != p));
+    /// The score of a stone of `me` on the legal empty point `p` that is not its own eye;
+    /// `None` for a move never to play.
+    fn score(&self, p: Point, reader: &mut Reader) -> Option<f32> {
+        let board = self.board;
+        let me = self.me;
+        let mut own = Strings::new(p);
+        let mut opp = Strings::new(p);
+        let mut empty_neighbors = 0;
+        for n in board.neighbors(p) {
+            match board.cell(n) {
+                Cell::Empty => empty_neighbors += 1,
+                Cell::Border => {}
+                cell if cell.color() == Some(me) => own.add(board, n),
+                _ => opp.add(board, n),
+            }
         }
-    }
-    libs.sort();
-    libs.dedup();
-    libs.len()
-}
+        let libs = self.liberties_after(p);
+        let captured = opp.stones_with_libs(1);
+        let mut score = 0.0;
+        // Moves that win or save stones are played even inside a territory.
+        let mut tactical = false;
 
-/// Shape: connections and diagonal links are good, empty triangles bad.
-fn shape(board: &Board, p: Point, color: Color) -> f64 {
-    let own = Cell::from(color);
-    let s = board.stride() as isize;
-    let at = |d: isize| board.cell(Point::from_offset(p, d));
-    let mut score = 0.0;
-    // Empty triangle: two own stones at right angles with the corner between them empty.
-    for (a, b) in [(1, s), (s, -1), (-1, -s), (-s, 1)] {
-        if at(a) == own && at(b) == own && at(a + b) == Cell::Empty {
+        let new_size = 1 + own.iter().map(|s| s.2).sum::<usize>();
+        if captured == 1 && libs <= 1 && new_size >= 2 {
+            // The opponent takes back more than one stone at once (a snapback).
+            return None;
+        }
+        if captured > 0 {
+            score += 60.0 + 12.0 * captured as f32;
+            score += 10.0 * self.rescued_by_capture(&opp) as f32;
+            tactical = true;
+        } else if libs <= 1 {
+            // A self-atari: allowed only as a one-stone throw-in that puts a larger string
+            // in atari (the way to kill a group with a two-point eye).
+            let throw_in = board.self_atari_size(p, me) == Some(1)
+                && opp.iter().any(|(_, l, s)| l == 2 && s >= 2);
+            if !throw_in {
+                return None;
+            }
+            score += 8.0;
+            tactical = true;
+        }
+
+        // Escaping from atari by extension.
+        let in_atari = own.stones_with_libs(1);
+        if in_atari > 0 && captured == 0 {
+            if libs >= 3 || self.escapes(p, reader) {
+                score += 50.0 + 10.0 * in_atari as f32;
+                tactical = true;
+            } else {
+                score -= 10.0;
+            }
+        }
+
+        // Strengthening own strings the opponent could ladder.
+        let weak: usize = own
+            .iter()
+            .filter(|&(h, l, _)| l == 2 && self.endangered.contains(&h))
+            .map(|s| s.2)
+            .sum();
+        if weak > 0 && (libs >= 3 || (libs == 2 && self.escapes(p, reader))) {
+            score += 25.0 + 8.0 * weak as f32;
+            tactical = true;
+        }
+
+        // Ataris: big when the string cannot get out, small otherwise.
+        if libs >= 2 {
+            for (h, l, s) in opp.iter() {
+                if l != 2 {
+                    continue;
+                }
+                if self.catches(p, h, reader) {
+                    score += 35.0 + 10.0 * s as f32;
+                    tactical = true;
+                } else {
+                    score += 2.0 + s.min(5) as f32;
+                }
+            }
+        }
+        // Pressure on strings short of liberties, once the fighting has begun.
+        if !self.opening {
+            score += 1.5 * opp.iter().filter(|s| s.1 == 3).count() as f32;
+        }
+
+        let area = self.area(p);
+        // Inside a small eye space of the opponent's, a stone on a point with two or more
+        // liberties may kill by nakade even if it is captured later.
+        let nakade = area == Area::OpponentEyeSpace
+            && empty_neighbors >= 2
+            && self.regions.size[self.regions.id[p.index()] as usize] <= MAX_NAKADE;
+        // A stone the opponent can simply capture is a waste (and would be thrown into a
+        // territory again and again).
+        if libs == 2 && captured == 0 && !tactical && !nakade && self.capturable(p, reader) {
+            return None;
+        }
+        // Filling an own liberty without gaining any, away from the opponent.
+        let fewest_own = own.iter().map(|s| s.1).min();
+        if captured == 0 && opp.n == 0 && fewest_own.is_some_and(|f| libs < f && libs <= 2) {
+            score -= 4.0;
+        }
+
+        match area {
+            Area::Own | Area::Opponent if !tactical => return None,
+            // The vital point of an eye space: the one with the most room around it.
+            Area::OwnEyeSpace | Area::OpponentEyeSpace => score += 2.0 * empty_neighbors as f32,
+            _ => {}
+        }
+        score += 1.0;
+        if self.opening && opp.n > 0 && !tactical {
+            // Contact in the opening only helps the opponent settle.
             score -= 3.0;
+        } else if own.n > 0 && opp.n > 0 {
+            // Dame, a block or a hane.
+            score += 1.5;
         }
+        score += INFLUENCE_WEIGHT * self.influence_gain(p);
+        score += self.nearness(p);
+        score += self.lines(p, empty_neighbors);
+        score += self.shape(p, libs);
+        Some(score)
     }
-    // Diagonal links to own stones through empty points.
-    for (a, b) in [(1, s), (s, -1), (-1, -s), (-s, 1)] {
-        if at(a + b) == own && at(a) == Cell::Empty && at(b) == Cell::Empty {
-            score += 1.0;
-        }
-    }
-    score
-}
 
-/// Answering near the last moves: up to 4 points at distance 1, fading to none at 4.
-fn nearness(board: &Board, p: Point, recent: &[Point]) -> f64 {
-    let size = board.size();
-    let (x, y) = p.coords(size);
-    recent
-        .iter()
-        .map(|q| {
-            let (qx, qy) = q.coords(size);
-            let d = x.abs_diff(qx).max(y.abs_diff(qy));
-            4.0 - d.min(4) as f64
+    /// Stones of own strings in atari that capturing the strings in atari among `opp` saves.
+    fn rescued_by_capture(&self, opp: &Strings) -> usize {
+        let board = self.board;
+        let own = Cell::from(self.me);
+        let mut saved = Strings::new(opp.heads[0]);
+        for (h, l, _) in opp.iter() {
+            if l != 1 {
+                continue;
+            }
+            for stone in board.string_stones(h) {
+                for n in board.neighbors(stone) {
+                    if board.cell(n) == own && board.liberties(n) == 1 && saved.n < 4 {
+                        saved.add(board, n);
+                    }
+                }
+            }
+        }
+        saved.iter().map(|s| s.2).sum()
+    }
+
+    /// Whether the string made by `me` playing `p` escapes a ladder.
+    fn escapes(&self, p: Point, reader: &mut Reader) -> bool {
+        let reader = reader.start();
+        let Some(b) = reader.after(self.board, p, self.me) else {
+            return true;
+        };
+        match b.liberties(p) {
+            0 | 1 => false,
+            2 => !reader.kills(&b, p, READ_DEPTH),
+            _ => true,
+        }
+    }
+
+    /// Whether `me` playing `p` (two liberties or more) is a stone the opponent captures.
+    fn capturable(&self, p: Point, reader: &mut Reader) -> bool {
+        !self.escapes(p, reader)
+    }
+
+    /// Whether the atari of `me` at `p` on the string `target` captures it.
+    fn catches(&self, p: Point, target: Point, reader: &mut Reader) -> bool {
+        let reader = reader.start();
+        let Some(b) = reader.after(self.board, p, self.me) else {
+            return false;
+        };
+        b.color_at(target) != Some(self.me.opponent()) || !reader.saved(&b, target, READ_DEPTH)
+    }
+
+    /// The points that `p` would bring nearer to `me` than to the opponent (or take from
+    /// the opponent to neutral), weighted towards the edges where territory is made.
+    fn influence_gain(&self, p: Point) -> f32 {
+        let (x0, y0) = p.coords(self.size);
+        let reach = INFLUENCE_REACH as usize;
+        let mut gain = 0.0;
+        for y in y0.saturating_sub(reach)..=(y0 + reach).min(self.size - 1) {
+            let dy = y.abs_diff(y0);
+            let left = reach - dy;
+            for x in x0.saturating_sub(left)..=(x0 + left).min(self.size - 1) {
+                let q = Point::new(self.size, x, y);
+                if self.board.cell(q) != Cell::Empty {
+                    continue;
+                }
+                let d = (dy + x.abs_diff(x0)) as u8;
+                let [mine, theirs] = self.distance.of_pair(q, self.me);
+                if d >= mine {
+                    continue;
+                }
+                let owner = |m: u8| (theirs.cmp(&m) as i8) as f32;
+                let line = x.min(y).min(self.size - 1 - x).min(self.size - 1 - y);
+                let weight = if line < 3 { 1.0 } else { 0.6 };
+                gain += weight * (owner(d) - owner(mine));
+            }
+        }
+        gain
+    }
+
+    /// Bonus for answering near the last moves.
+    fn nearness(&self, p: Point) -> f32 {
+        let distance = |q: Point| {
+            let (x0, y0) = p.coords(self.size);
+            let (x1, y1) = q.coords(self.size);
+            x0.abs_diff(x1).max(y0.abs_diff(y1))
+        };
+        let mut bonus = match self.opponent_last.map(distance) {
+            Some(1) => 5.0,
+            Some(2) => 3.0,
+            Some(3) => 1.0,
+            _ => 0.0,
+        };
+        if self.own_last.is_some_and(|q| distance(q) <= 2) {
+            bonus += 1.0;
+        }
+        // In the opening the big points matter more than answering every move.
+        if self.opening { 0.4 * bonus } else { bonus }
+    }
+
+    /// Third and fourth lines in the opening; the edge is small in the whole game.
+    fn lines(&self, p: Point, empty_neighbors: usize) -> f32 {
+        let (x, y) = p.coords(self.size);
+        let line = x.min(y).min(self.size - 1 - x).min(self.size - 1 - y) + 1;
+        if !self.opening {
+            // A first-line move that touches nothing is a waste outside the endgame.
+            return if line == 1 && empty_neighbors >= 3 {
+                -1.5
+            } else {
+                0.0
+            };
+        }
+        let mut bonus = match line {
+            1 => -4.0,
+            2 => -1.5,
+            3 => 3.0,
+            4 if self.size >= 13 => 2.5,
+            4 => 1.0,
+            _ => 0.0,
+        };
+        let big_board = self.size >= 13;
+        if line >= 3 && self.empty_around(p, if big_board { 3 } else { 2 }) {
+            // An open corner or side, away from the fighting; corners first.
+            bonus += 3.0;
+            let corner_line = x.min(self.size - 1 - x).max(y.min(self.size - 1 - y)) + 1;
+            if big_board && corner_line <= 4 {
+                bonus += 2.0;
+            }
+        }
+        bonus
+    }
+
+    /// Whether no stone lies within `r` points of `p` (in both directions).
+    fn empty_around(&self, p: Point, r: usize) -> bool {
+        let (x, y) = p.coords(self.size);
+        let lo = |v: usize| v.saturating_sub(r);
+        let hi = |v: usize| (v + r).min(self.size - 1);
+        (lo(y)..=hi(y)).all(|row| {
+            (lo(x)..=hi(x)).all(|col| {
+                self.board
+                    .color_at(Point::new(self.size, col, row))
+                    .is_none()
+            })
         })
-        .fold(0.0, f64::max)
-}
+    }
 
-/// Edge lines are poor, especially early; the 3rd and 4th lines are good in the opening.
-fn line_preference(board: &Board, p: Point, opening: bool) -> f64 {
-    let size = board.size();
-    let (x, y) = p.coords(size);
-    let line = x.min(y).min(size - 1 - x).min(size - 1 - y) + 1;
-    match (line, opening) {
-        (1, true) => -6.0,
-        (1, false) => -2.0,
-        (2, true) => -2.0,
-        (3 | 4, true) if size >= 9 => 3.0,
-        _ => 0.0,
+    /// 3x3 shape: cutting and connecting at cutting points, empty triangles, diagonal
+    /// extensions.
+    fn shape(&self, p: Point, libs: usize) -> f32 {
+        let board = self.board;
+        let own = Cell::from(self.me);
+        let opp = Cell::from(self.me.opponent());
+        let n = board.neighbors(p);
+        let d = board.diagonals(p);
+        // Each 2x2 square holding p: its two orthogonal neighbours and its diagonal.
+        let squares = [
+            (n[0], n[1], d[0]),
+            (n[0], n[2], d[1]),
+            (n[3], n[1], d[2]),
+            (n[3], n[2], d[3]),
+        ];
+        let mut bonus = 0.0;
+        let mut empty_triangle = false;
+        for (a, b, diag) in squares {
+            let (ca, cb, cd) = (board.cell(a), board.cell(b), board.cell(diag));
+            let two_strings =
+                |c: Cell| ca == c && cb == c && board.string_head(a) != board.string_head(b);
+            if two_strings(own) && cd == opp {
+                // Connects at a cutting point.
+                bonus += 6.0;
+            } else if two_strings(opp) && cd == own && libs >= 2 {
+                // Cuts.
+                bonus += 6.0;
+            }
+            let own_count = [ca, cb, cd].iter().filter(|&&c| c == own).count();
+            let empty_count = [ca, cb, cd].iter().filter(|&&c| c == Cell::Empty).count();
+            if own_count == 2 && empty_count == 1 {
+                empty_triangle = true;
+            } else if cd == own && ca == Cell::Empty && cb == Cell::Empty {
+                bonus += 1.0;
+            }
+        }
+        // An empty triangle is slow shape, unless it blocks or fills a dame in contact.
+        if empty_triangle && !n.iter().any(|&q| board.cell(q) == opp) {
+            bonus -= 3.0;
+        }
+        bonus
     }
 }
 
@@ -254,103 +783,312 @@ mod tests {
     use crate::game::score::Assessment;
     use crate::player::random::RandomPlayer;
 
-    fn game_with(size: usize, moves: &[(Color, &str)]) -> Game {
-        let mut game = Game::new(size, Rules::chinese(7.0));
-        for &(c, v) in moves {
-            game.play(c, Move::parse(v, size).unwrap()).unwrap();
+    /// A game on a board given as rows (top row first): `X` Black, `O` White, `.` empty.
+    fn game_from(rows: &[&str], rules: Rules) -> Game {
+        let size = rows.len();
+        let mut game = Game::new(size, rules);
+        let mut stones = Vec::new();
+        for (r, line) in rows.iter().enumerate() {
+            for (col, ch) in line.chars().filter(|c| !c.is_whitespace()).enumerate() {
+                let c = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    _ => None,
+                };
+                if c.is_some() {
+                    stones.push((Point::new(size, col, size - 1 - r), c));
+                }
+            }
         }
+        game.setup(&stones).expect("valid setup");
         game
     }
 
-    fn vertex(game: &Game, mv: Move) -> String {
-        mv.to_vertex(game.size())
+    fn pt(game: &Game, v: &str) -> Point {
+        Point::parse(v, game.size()).expect("valid vertex")
     }
 
-    use Color::{Black as B, White as W};
-
-    #[test]
-    fn captures_a_string_in_atari() {
-        let game = game_with(9, &[(W, "E5"), (B, "E6"), (B, "D5"), (B, "F5"), (W, "A1")]);
-        let mv = HeuristicPlayer::new(Some(1)).genmove(&game, B);
-        assert_eq!(vertex(&game, mv), "E4");
+    fn genmove(game: &Game, c: Color, seed: u64) -> Move {
+        HeuristicPlayer::new(Some(seed)).genmove(game, c)
     }
 
     #[test]
-    fn saves_its_own_string_in_atari() {
-        let game = game_with(9, &[(B, "E5"), (W, "E6"), (W, "D5"), (W, "F5"), (B, "A9")]);
-        let mv = HeuristicPlayer::new(Some(1)).genmove(&game, B);
-        assert_eq!(vertex(&game, mv), "E4");
-    }
-
-    #[test]
-    fn avoids_self_atari() {
-        // Black's only non-eye moves in the corner are self-ataris next to White's wall.
-        let game = game_with(5, &[(W, "B1"), (W, "B2"), (W, "A3"), (B, "E5")]);
-        let mv = HeuristicPlayer::new(Some(1)).genmove(&game, B);
-        assert!(
-            !["A1", "A2"].contains(&vertex(&game, mv).as_str()),
-            "{}",
-            vertex(&game, mv)
+    fn captures_the_larger_string_in_atari() {
+        let game = game_from(
+            &[
+                ". . . . . . X . X", //
+                ". . . . . . X O X", //
+                ". . . . . . . . .", //
+                ". . . X X X . . .", //
+                ". . X O O O X . .", //
+                ". . . X X . . . .", //
+                ". . . . . . . . .", //
+                ". . . . . . . . .", //
+                ". . . . . . . . .",
+            ],
+            Rules::chinese(7.0),
         );
+        for seed in 0..10 {
+            assert_eq!(
+                genmove(&game, Color::Black, seed),
+                Move::Play(pt(&game, "F4"))
+            );
+        }
     }
 
     #[test]
-    fn fills_dame_instead_of_passing_after_the_opponent_passes() {
-        // Columns: Black A-B, dame C, White D-E. White has passed.
-        let mut moves = Vec::new();
-        for row in 1..=5 {
-            moves.push((B, format!("B{row}")));
-            moves.push((W, format!("D{row}")));
+    fn saves_a_string_in_atari() {
+        let rows = [
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . O . . . .", //
+            ". . . O X O . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(7.0));
+        for seed in 0..10 {
+            assert_eq!(
+                genmove(&game, Color::Black, seed),
+                Move::Play(pt(&game, "E4"))
+            );
         }
-        let moves: Vec<(Color, &str)> = moves.iter().map(|(c, v)| (*c, v.as_str())).collect();
-        let mut game = game_with(5, &moves);
-        game.play(W, Move::Pass).unwrap();
-        let mv = HeuristicPlayer::new(Some(1)).genmove(&game, B);
-        assert!(vertex(&game, mv).starts_with('C'), "{}", vertex(&game, mv));
-        // Once the dame are filled, only own territory and hopeless invasions are left.
-        for row in 1..=5 {
-            let c = if row % 2 == 0 { B } else { W };
-            let _ = game.play(c, Move::parse(&format!("C{row}"), 5).unwrap());
-        }
-        assert_eq!(HeuristicPlayer::new(Some(1)).genmove(&game, B), Move::Pass);
+        // When White's E6 is itself in atari, capturing it saves E5 too, and more.
+        let mut rows = rows;
+        rows[3] = ". . . X O X . . .";
+        let game = game_from(&rows, Rules::chinese(7.0));
+        assert_eq!(genmove(&game, Color::Black, 0), Move::Play(pt(&game, "E7")));
     }
 
-    /// Plays medium against easy; returns medium's wins (a draw counts as half).
-    fn match_against_random(size: usize, games: usize) -> f64 {
-        let komi = if size == 9 { 7.0 } else { 7.5 };
-        let mut wins = 0.0;
+    #[test]
+    fn does_not_run_from_atari_into_a_ladder() {
+        // Extending at C2 leaves two liberties and White ladders the stones into the corner.
+        let game = game_from(
+            &[
+                ". . . . . . . . .", //
+                ". . . . . . . . .", //
+                ". . . . . . . . .", //
+                ". . . . . . . . .", //
+                ". . . . . . . . .", //
+                ". . O . . . . . .", //
+                ". O X O . . . . .", //
+                ". . . O . . . . .", //
+                ". . . . . . . . .",
+            ],
+            Rules::chinese(7.0),
+        );
+        for seed in 0..10 {
+            assert_ne!(
+                genmove(&game, Color::Black, seed),
+                Move::Play(pt(&game, "C2"))
+            );
+        }
+    }
+
+    #[test]
+    fn reads_ladders_to_the_edge_and_sees_breakers() {
+        // E5 escapes to E4, but White ladders it down to the lower left corner.
+        let rows = [
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . O . . . .", //
+            ". . . O X O . . .", //
+            ". . . . . O . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .", //
+            ". . . . . . . . .",
+        ];
+        let game = game_from(&rows, Rules::chinese(7.0));
+        let e5 = pt(&game, "E5");
+        assert!(!Reader::new().start().saved(game.board(), e5, READ_DEPTH));
+        // A black stone on the ladder's path breaks it.
+        let mut rows = rows;
+        rows[7] = ". X . . . . . . .";
+        let game = game_from(&rows, Rules::chinese(7.0));
+        assert!(Reader::new().start().saved(game.board(), e5, READ_DEPTH));
+    }
+
+    #[test]
+    fn never_plays_a_self_atari_or_fills_an_own_eye() {
+        for (seed, rules) in [(0, Rules::chinese(7.0)), (1, Rules::tromp_taylor(7.0))] {
+            let mut medium = HeuristicPlayer::new(Some(seed));
+            let mut random = RandomPlayer::new(Some(seed));
+            for game_no in 0..6 {
+                let mut game = Game::new(9, rules);
+                let medium_color = if game_no % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                while game.trailing_passes() < 2 && game.moves().len() < 3 * 81 {
+                    let c = game.to_move();
+                    let mv = if c == medium_color {
+                        medium.genmove(&game, c)
+                    } else {
+                        random.genmove(&game, c)
+                    };
+                    if let (true, Move::Play(p)) = (c == medium_color, mv) {
+                        let board = game.board();
+                        assert!(!board.is_eye(p, c));
+                        assert!(!board.is_suicide(p, c));
+                        let captures = board.neighbors(p).iter().any(|&q| {
+                            board.color_at(q) == Some(c.opponent()) && board.liberties(q) == 1
+                        });
+                        if let (false, Some(n)) = (captures, board.self_atari_size(p, c)) {
+                            // Only the one-stone throw-in that ataris a larger string.
+                            let ataris = board.neighbors(p).iter().any(|&q| {
+                                board.color_at(q) == Some(c.opponent())
+                                    && board.liberties(q) == 2
+                                    && board.string_size(q) >= 2
+                            });
+                            assert!(n == 1 && ataris, "self-atari at {}", p.to_vertex(9));
+                        }
+                    }
+                    assert_eq!(game.play(c, mv), Ok(()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn keeps_a_seki() {
+        // D9 and D8 are the shared liberties of a seki: filling either is a self-atari.
+        let game = game_from(
+            &[
+                ". O X . O X . . .", //
+                ". O X . O X . . .", //
+                ". O X X O X . . .", //
+                ". O O O X X . . .", //
+                ". . . O X . . . .", //
+                ". . . O X . . . .", //
+                ". . . O X . . . .", //
+                ". . . O X . . . .", //
+                ". . . O X . . . .",
+            ],
+            Rules::chinese(7.0),
+        );
+        let shared = [pt(&game, "D9"), pt(&game, "D8")].map(Move::Play);
+        for c in Color::ALL {
+            for seed in 0..10 {
+                assert!(!shared.contains(&genmove(&game, c, seed)));
+            }
+        }
+    }
+
+    #[test]
+    fn fills_the_dame_before_passing() {
+        // Column C is dame between Black's B and White's D walls.
+        let mut game = game_from(
+            &[
+                ". X . O .", //
+                ". X . O .", //
+                ". X . O .", //
+                ". X . O .", //
+                ". X . O .",
+            ],
+            Rules::chinese(0.5),
+        );
+        game.set_first_to_move(Color::White);
+        assert_eq!(game.play(Color::White, Move::Pass), Ok(()));
+        let mv = genmove(&game, Color::Black, 0);
+        assert_ne!(mv, Move::Pass, "passed while the dame are open");
+        let mut players = [HeuristicPlayer::new(Some(1)), HeuristicPlayer::new(Some(2))];
+        while game.trailing_passes() < 2 {
+            assert!(game.moves().len() < 100, "the game does not end");
+            let c = game.to_move();
+            let mv = players[c.index()].genmove(&game, c);
+            assert_eq!(game.play(c, mv), Ok(()));
+        }
+        let board = game.board();
+        for p in board.empty_points() {
+            let colors = board.neighbors(p).map(|q| board.color_at(q));
+            let touches = |c| colors.contains(&Some(c));
+            assert!(
+                !(touches(Color::Black) && touches(Color::White)),
+                "dame left at {}",
+                p.to_vertex(5)
+            );
+        }
+        // Black, first to fill, got three of the five dame: 13 points to 12, less komi.
+        assert_eq!(Assessment::of(&game, 100).score(), 0.5);
+    }
+
+    #[test]
+    fn self_play_ends_with_two_passes() {
+        for (size, seed) in [(9, 0), (9, 1), (13, 2)] {
+            let mut players = [
+                HeuristicPlayer::new(Some(seed)),
+                HeuristicPlayer::new(Some(seed + 100)),
+            ];
+            let mut game = Game::new(size, Rules::chinese(7.0));
+            while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
+                let c = game.to_move();
+                let mv = players[c.index()].genmove(&game, c);
+                assert_eq!(game.play(c, mv), Ok(()));
+            }
+            assert_eq!(
+                game.trailing_passes(),
+                2,
+                "{size}x{size} game {seed} hit the cap"
+            );
+        }
+    }
+
+    /// Medium's share of `games` games against the random player on `size`, alternating
+    /// colours: a win counts 1, a draw 1/2.
+    fn score_against_random(size: usize, komi: f64, games: u64) -> f64 {
+        let mut points = 0.0;
         for g in 0..games {
-            let medium_color = if g % 2 == 0 { B } else { W };
-            let mut medium = HeuristicPlayer::new(Some(g as u64));
-            let mut easy = RandomPlayer::new(Some(1000 + g as u64));
+            let mut medium = HeuristicPlayer::new(Some(g));
+            let mut random = RandomPlayer::new(Some(g + 1000));
+            let medium_color = if g % 2 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
             let mut game = Game::new(size, Rules::chinese(komi));
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
                 let mv = if c == medium_color {
                     medium.genmove(&game, c)
                 } else {
-                    easy.genmove(&game, c)
+                    random.genmove(&game, c)
                 };
-                game.play(c, mv).expect("legal");
+                assert_eq!(game.play(c, mv), Ok(()));
             }
-            let score = Assessment::of(&game, 300).score();
-            let medium_lead = if medium_color == B { score } else { -score };
-            wins += if medium_lead > 0.0 {
+            let black_lead = Assessment::of(&game, 300).score();
+            let lead = if medium_color == Color::Black {
+                black_lead
+            } else {
+                -black_lead
+            };
+            points += if lead > 0.0 {
                 1.0
-            } else if medium_lead == 0.0 {
+            } else if lead == 0.0 {
                 0.5
             } else {
                 0.0
             };
         }
-        wins
+        points
     }
 
     #[test]
-    fn medium_beats_easy_on_9x9_and_19x19() {
-        let wins9 = match_against_random(9, 20);
-        assert!(wins9 >= 19.0, "medium won {wins9} of 20 on 9x9");
-        let wins19 = match_against_random(19, 4);
-        assert!(wins19 >= 4.0, "medium won {wins19} of 4 on 19x19");
+    fn beats_the_random_player_on_9x9() {
+        let points = score_against_random(9, 7.0, 20);
+        assert!(
+            points >= 19.0,
+            "medium scored {points} of 20 against random"
+        );
+    }
+
+    #[test]
+    fn beats_the_random_player_on_19x19() {
+        let points = score_against_random(19, 7.5, 4);
+        assert!(points >= 4.0, "medium scored {points} of 4 against random");
     }
 }
