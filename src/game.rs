@@ -337,6 +337,31 @@ impl Game {
     }
 }
 
+#[cfg(test)]
+impl Game {
+    /// A game whose initial position is drawn as rows, top row first: `X` Black, `O` White,
+    /// anything else empty; spaces are ignored.
+    pub(crate) fn from_rows(rows: &[&str], rules: Rules) -> Game {
+        let size = rows.len();
+        let mut game = Game::new(size, rules);
+        let mut stones = Vec::new();
+        for (r, line) in rows.iter().enumerate() {
+            for (col, ch) in line.chars().filter(|c| !c.is_whitespace()).enumerate() {
+                let c = match ch {
+                    'X' => Some(Color::Black),
+                    'O' => Some(Color::White),
+                    _ => None,
+                };
+                if c.is_some() {
+                    stones.push((Point::new(size, col, size - 1 - r), c));
+                }
+            }
+        }
+        game.setup(&stones).expect("a valid diagram");
+        game
+    }
+}
+
 /// `undo` with no move to take back.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct CannotUndo;

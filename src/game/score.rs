@@ -263,27 +263,6 @@ mod tests {
     use super::*;
     use crate::game::Rules;
 
-    fn game_from(rows: &[&str], rules: Rules) -> Game {
-        let size = rows.len();
-        let mut game = Game::new(size, rules);
-        let mut stones = Vec::new();
-        for (r, line) in rows.iter().enumerate() {
-            for (col, ch) in line.chars().filter(|c| !c.is_whitespace()).enumerate() {
-                let row = size - 1 - r;
-                let c = match ch {
-                    'X' => Some(Color::Black),
-                    'O' => Some(Color::White),
-                    _ => None,
-                };
-                if c.is_some() {
-                    stones.push((Point::new(size, col, row), c));
-                }
-            }
-        }
-        game.setup(&stones).unwrap();
-        game
-    }
-
     #[test]
     fn area_and_territory_on_a_settled_board() {
         let rows = [
@@ -293,13 +272,13 @@ mod tests {
             "X X O O O",
             ". X O . .",
         ];
-        let game = game_from(&rows, Rules::chinese(0.5));
+        let game = Game::from_rows(&rows, Rules::chinese(0.5));
         let a = Assessment::of(&game, 200);
         assert!(a.stones_with(StoneStatus::Dead).is_empty());
         // Black: 7 stones + 3 points = 10; White: 7 stones + 8 points = 15.
         assert_eq!(a.score(), 10.0 - 15.0 - 0.5);
         assert_eq!(a.result(), "W+5.5");
-        let game = game_from(&rows, Rules::japanese(0.5));
+        let game = Game::from_rows(&rows, Rules::japanese(0.5));
         assert_eq!(Assessment::of(&game, 200).score(), 3.0 - 8.0 - 0.5);
     }
 
@@ -314,7 +293,7 @@ mod tests {
             ". X O . . . .",
             ". X O . . . .",
         ];
-        let game = game_from(&rows, Rules::chinese(0.0));
+        let game = Game::from_rows(&rows, Rules::chinese(0.0));
         let a = Assessment::of(&game, 400);
         let f5 = Point::parse("F5", 7).unwrap();
         assert_eq!(a.stones_with(StoneStatus::Dead), vec![f5]);
@@ -341,7 +320,7 @@ mod tests {
             ". . . O X . . . .",
             ". . . O X . . . .",
         ];
-        let game = game_from(&rows, Rules::chinese(0.0));
+        let game = Game::from_rows(&rows, Rules::chinese(0.0));
         let a = Assessment::of(&game, 400);
         let p = |v| Point::parse(v, 9).unwrap();
         assert_eq!(a.status(p("C9")), Some(StoneStatus::Seki));
@@ -365,7 +344,7 @@ mod tests {
             ". X O O O X . . .",
             "X . O . O O X . .",
         ];
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
         assert_eq!(
             a.status(Point::parse("B9", 9).unwrap()),
@@ -390,7 +369,7 @@ mod tests {
             ". X X O X X X O X",
             "X . . O . . X O .",
         ];
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
         assert_eq!(
             a.status(Point::parse("H8", 9).unwrap()),

@@ -783,27 +783,6 @@ mod tests {
     use crate::game::score::Assessment;
     use crate::player::random::RandomPlayer;
 
-    /// A game on a board given as rows (top row first): `X` Black, `O` White, `.` empty.
-    fn game_from(rows: &[&str], rules: Rules) -> Game {
-        let size = rows.len();
-        let mut game = Game::new(size, rules);
-        let mut stones = Vec::new();
-        for (r, line) in rows.iter().enumerate() {
-            for (col, ch) in line.chars().filter(|c| !c.is_whitespace()).enumerate() {
-                let c = match ch {
-                    'X' => Some(Color::Black),
-                    'O' => Some(Color::White),
-                    _ => None,
-                };
-                if c.is_some() {
-                    stones.push((Point::new(size, col, size - 1 - r), c));
-                }
-            }
-        }
-        game.setup(&stones).expect("valid setup");
-        game
-    }
-
     fn pt(game: &Game, v: &str) -> Point {
         Point::parse(v, game.size()).expect("valid vertex")
     }
@@ -814,7 +793,7 @@ mod tests {
 
     #[test]
     fn captures_the_larger_string_in_atari() {
-        let game = game_from(
+        let game = Game::from_rows(
             &[
                 ". . . . . . X . X", //
                 ". . . . . . X O X", //
@@ -849,7 +828,7 @@ mod tests {
             ". . . . . . . . .", //
             ". . . . . . . . .",
         ];
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         for seed in 0..10 {
             assert_eq!(
                 genmove(&game, Color::Black, seed),
@@ -859,14 +838,14 @@ mod tests {
         // When White's E6 is itself in atari, capturing it saves E5 too, and more.
         let mut rows = rows;
         rows[3] = ". . . X O X . . .";
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         assert_eq!(genmove(&game, Color::Black, 0), Move::Play(pt(&game, "E7")));
     }
 
     #[test]
     fn does_not_run_from_atari_into_a_ladder() {
         // Extending at C2 leaves two liberties and White ladders the stones into the corner.
-        let game = game_from(
+        let game = Game::from_rows(
             &[
                 ". . . . . . . . .", //
                 ". . . . . . . . .", //
@@ -902,13 +881,13 @@ mod tests {
             ". . . . . . . . .", //
             ". . . . . . . . .",
         ];
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         let e5 = pt(&game, "E5");
         assert!(!Reader::new().start().saved(game.board(), e5, READ_DEPTH));
         // A black stone on the ladder's path breaks it.
         let mut rows = rows;
         rows[7] = ". X . . . . . . .";
-        let game = game_from(&rows, Rules::chinese(7.0));
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
         assert!(Reader::new().start().saved(game.board(), e5, READ_DEPTH));
     }
 
@@ -957,7 +936,7 @@ mod tests {
     #[test]
     fn keeps_a_seki() {
         // D9 and D8 are the shared liberties of a seki: filling either is a self-atari.
-        let game = game_from(
+        let game = Game::from_rows(
             &[
                 ". O X . O X . . .", //
                 ". O X . O X . . .", //
@@ -982,7 +961,7 @@ mod tests {
     #[test]
     fn fills_the_dame_before_passing() {
         // Column C is dame between Black's B and White's D walls.
-        let mut game = game_from(
+        let mut game = Game::from_rows(
             &[
                 ". X . O .", //
                 ". X . O .", //
