@@ -129,12 +129,6 @@ impl Board {
         self.size
     }
 
-    /// Distance between vertically adjacent cells.
-    #[inline]
-    pub fn stride(&self) -> usize {
-        self.stride
-    }
-
     /// Every on-board point, bottom row first.
     pub fn points(&self) -> impl Iterator<Item = Point> + '_ {
         let size = self.size;

@@ -280,12 +280,10 @@ impl Engine {
         let [wanted] = args else {
             return Err(GtpError::Syntax);
         };
-        let wanted = match wanted.to_ascii_lowercase().as_str() {
-            "alive" => StoneStatus::Alive,
-            "dead" => StoneStatus::Dead,
-            "seki" => StoneStatus::Seki,
-            _ => return Err(GtpError::Syntax),
-        };
+        let wanted = [StoneStatus::Alive, StoneStatus::Dead, StoneStatus::Seki]
+            .into_iter()
+            .find(|s| s.name().eq_ignore_ascii_case(wanted))
+            .ok_or(GtpError::Syntax)?;
         let board = self.game.board();
         let size = board.size();
         let assessment = Assessment::of(&self.game, DEFAULT_PLAYOUTS);
