@@ -38,6 +38,9 @@ struct Measurement {
     playouts: u64,
     seconds: f64,
     playouts_per_sec: f64,
+    /// Mean moves per playout, passes included (playouts mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves_per_playout: Option<f64>,
     /// Mean and worst genmove time in milliseconds (genmove mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     ms_per_move: Option<f64>,
@@ -66,20 +69,22 @@ fn light_playouts(size: usize, options: &BenchOptions) -> Measurement {
     let empty = Board::new(size);
     let mut rng = SmallRng::seed_from_u64(size as u64);
     let limit = Duration::from_secs_f64(options.seconds.max(0.01));
+    let mut board = empty.clone();
     let start = Instant::now();
     let mut done = 0u64;
+    let mut moves = 0u64;
     while options
         .playouts
         .map_or(start.elapsed() < limit, |n| done < n)
     {
-        let mut board = empty.clone();
-        play_out(
+        board.copy_from(&empty);
+        moves += play_out(
             &mut board,
             Color::Black,
             Policy::Light,
             move_cap(size),
             &mut rng,
-        );
+        ) as u64;
         done += 1;
     }
     let seconds = start.elapsed().as_secs_f64();
@@ -91,6 +96,7 @@ fn light_playouts(size: usize, options: &BenchOptions) -> Measurement {
         playouts: done,
         seconds,
         playouts_per_sec: done as f64 / seconds,
+        moves_per_playout: Some(moves as f64 / done.max(1) as f64),
         ms_per_move: None,
         max_ms_per_move: None,
         peak_rss_kb: peak_rss_kb(),
@@ -125,6 +131,7 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
         playouts: made,
         seconds,
         playouts_per_sec: made as f64 / seconds.max(1e-9),
+        moves_per_playout: None,
         ms_per_move: Some(1000.0 * seconds / made.max(1) as f64),
         max_ms_per_move: Some(1000.0 * worst.as_secs_f64()),
         peak_rss_kb: peak_rss_kb(),
@@ -149,8 +156,15 @@ fn report(m: &Measurement, json: bool, out: &mut impl Write) -> io::Result<()> {
     } else {
         writeln!(
             out,
-            "{0}x{0} {1} playouts, {2} thread: {3:.0} playouts/s ({4} in {5:.2} s), peak RSS {6} kB",
-            m.size, m.policy, m.threads, m.playouts_per_sec, m.playouts, m.seconds, m.peak_rss_kb
+            "{0}x{0} {1} playouts, {2} thread: {3:.0} playouts/s ({4} in {5:.2} s, {6:.1} moves each), peak RSS {7} kB",
+            m.size,
+            m.policy,
+            m.threads,
+            m.playouts_per_sec,
+            m.playouts,
+            m.seconds,
+            m.moves_per_playout.unwrap_or_default(),
+            m.peak_rss_kb
         )
     }
 }

@@ -205,6 +205,26 @@ impl Board {
         board
     }
 
+    /// Makes this board a copy of `src`, copying only the cells a board of `src`'s size uses:
+    /// the cheap way for a playout to start from a position without allocating.
+    pub fn copy_from(&mut self, src: &Board) {
+        let used = src.stride * src.stride;
+        self.size = src.size;
+        self.stride = src.stride;
+        self.cells[..used].copy_from_slice(&src.cells[..used]);
+        self.nbrs[..used].copy_from_slice(&src.nbrs[..used]);
+        self.head[..used].copy_from_slice(&src.head[..used]);
+        self.next[..used].copy_from_slice(&src.next[..used]);
+        self.libs[..used].copy_from_slice(&src.libs[..used]);
+        self.stones[..used].copy_from_slice(&src.stones[..used]);
+        self.empty_pos[..used].copy_from_slice(&src.empty_pos[..used]);
+        self.empties[..src.n_empty].copy_from_slice(&src.empties[..src.n_empty]);
+        self.n_empty = src.n_empty;
+        self.ko = src.ko;
+        self.hash = src.hash;
+        self.captures = src.captures;
+    }
+
     /// The board's side length.
     #[inline]
     pub fn size(&self) -> usize {
