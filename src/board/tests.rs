@@ -158,7 +158,7 @@ proptest! {
 fn atari_liberty_names_the_last_liberty() {
     // A white stone on E5 with black on D5, F5 and E4: its last liberty is E6, whose pseudo-
     // liberty count is one; a two-stone string touching one point twice is also in atari.
-    let mut board = board_with(9, &["D5", "E5", "F5", "A9", "E4"]);
+    let board = board_with(9, &["D5", "E5", "F5", "A9", "E4"]);
     let e5 = pt(&board, "E5");
     assert!(board.in_atari(e5));
     assert_eq!(board.atari_liberty(e5), Some(pt(&board, "E6")));
