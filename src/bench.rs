@@ -12,6 +12,7 @@ use crate::board::playout::{Policy, move_cap, play_out};
 use crate::board::{Board, Color, Move};
 use crate::config::LevelConfig;
 use crate::game::{Game, Rules};
+use crate::player::Limits;
 
 /// What to measure.
 pub struct BenchOptions {
@@ -113,7 +114,10 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
     while made < moves && game.trailing_passes() < 2 {
         let color = game.to_move();
         let start = Instant::now();
-        let mv = player.genmove(&game, color);
+        let mv = player
+            .genmove(&game, color, &Limits::default())
+            .as_move()
+            .unwrap_or(Move::Pass);
         let took = start.elapsed();
         total += took;
         worst = worst.max(took);

@@ -32,12 +32,18 @@ enum Command {
 #[derive(Args)]
 struct GtpArgs {
     /// The level that answers genmove: a level of engines.toml or a built-in one
-    /// (easy, medium). Default: the file's default_level, else medium.
+    /// (easy, medium, mcts, hard). Default: the file's default_level, else medium.
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
     /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Fixed playouts per move for a search level (mcts, hard), ignoring the clock.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Search threads for a search level (0 = every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 #[derive(Args)]
@@ -74,7 +80,9 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => level_config.build(),
+        Ok(level_config) => level_config
+            .with_overrides(args.playouts, args.threads)
+            .build(),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");

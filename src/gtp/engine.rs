@@ -3,6 +3,7 @@
 //! rejected command leaves the state unchanged.
 
 use std::path::Path;
+use std::time::Instant;
 
 use log::{debug, error, info};
 
@@ -11,7 +12,7 @@ use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::Player;
+use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
 /// The engine's name as `name` reports it.
@@ -181,10 +182,17 @@ impl Engine {
         };
         let color = parse_color(color)?;
         let moves_left = (self.game.board().empty_count() / 2).max(10) as u32;
-        if let Some(budget) = self.clock.move_budget(color, moves_left) {
-            debug!("time budget for this move: {budget:?}");
-        }
-        let mut mv = self.player.genmove(&self.game, color);
+        let budget = self.clock.move_budget(color, moves_left);
+        debug!("time budget for this move: {budget:?}");
+        let limits = Limits {
+            deadline: budget.map(|b| Instant::now() + b),
+            stop: None,
+            may_resign: mode != Mode::Cleanup,
+        };
+        let mut mv = match self.player.genmove(&self.game, color, &limits) {
+            Answer::Move(mv) => mv,
+            Answer::Resign => return Ok("resign".to_string()),
+        };
         if let Err(why) = self.game.legality(color, mv) {
             error!(
                 "the player chose {} ({why}); passing instead",

@@ -1,0 +1,104 @@
+//! Prior knowledge given to a node's children when it is expanded, as virtual playouts: every
+//! move starts even, captures and atari escapes start as wins, self-ataris and (early in the
+//! game) first-line moves as losses, and a pass starts low so that it wins only when nothing
+//! else does.
+
+use crate::board::{Board, Color, Point};
+
+use super::tree::{HalfWins, NewChild, PASS};
+
+/// Virtual playouts at an even result that every move starts with.
+const EVEN: u32 = 10;
+/// Virtual wins for a capture or for saving an own string from atari.
+const TACTICAL_WIN: u32 = 20;
+/// Virtual losses for a self-atari of more than one stone.
+const SELF_ATARI_LOSS: u32 = 20;
+/// Virtual losses for a first-line move while most of the board is empty.
+const EDGE_LOSS: u32 = 10;
+/// Virtual losses for passing.
+const PASS_LOSS: u32 = 20;
+
+/// The child for a stone of `c` on `p`.
+pub fn stone(board: &Board, p: Point, c: Color) -> NewChild {
+    let mut visits = EVEN;
+    let mut wins: HalfWins = EVEN;
+    let mut add = |n: u32, win: bool| {
+        visits += n;
+        if win {
+            wins += 2 * n;
+        }
+    };
+    let mut captures = false;
+    let mut saves = false;
+    for n in board.neighbors(p) {
+        match board.color_at(n) {
+            Some(o) if o == c.opponent() && board.in_atari(n) => captures = true,
+            Some(o) if o == c && board.in_atari(n) => saves = true,
+            _ => {}
+        }
+    }
+    let self_atari = board.self_atari_size(p, c);
+    if captures {
+        add(TACTICAL_WIN, true);
+    }
+    if saves && self_atari.is_none() {
+        add(TACTICAL_WIN, true);
+    }
+    if self_atari.is_some_and(|s| s > 1) || (self_atari.is_some() && !captures) {
+        add(SELF_ATARI_LOSS, false);
+    }
+    let size = board.size();
+    let (col, row) = p.coords(size);
+    let line = col.min(row).min(size - 1 - col).min(size - 1 - row);
+    if line == 0 && size >= 7 && board.empty_count() * 10 > size * size * 7 {
+        add(EDGE_LOSS, false);
+    }
+    NewChild {
+        mv: p.index() as u16,
+        prior_visits: visits,
+        prior_wins: wins,
+    }
+}
+
+/// The pass child.
+pub fn pass() -> NewChild {
+    NewChild {
+        mv: PASS,
+        prior_visits: EVEN + PASS_LOSS,
+        prior_wins: EVEN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(child: NewChild) -> f32 {
+        child.prior_wins as f32 / (2 * child.prior_visits) as f32
+    }
+
+    #[test]
+    fn captures_beat_quiet_moves_and_self_ataris_lose() {
+        let mut b = Board::new(9);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        for v in ["D5", "F5", "E4"] {
+            b.play(pt(v), Color::Black);
+        }
+        b.play(pt("E5"), Color::White);
+        let capture = rate(stone(&b, pt("E6"), Color::Black));
+        let quiet = rate(stone(&b, pt("C7"), Color::Black));
+        // For White, E6 saves E5: the two stones get three liberties (D6, F6, E7).
+        let save = rate(stone(&b, pt("E6"), Color::White));
+        assert!(capture > quiet);
+        assert!(save > quiet);
+        assert!((quiet - 0.5).abs() < 1e-6);
+        // White D4 inside black C4, D3, E4 has one liberty (D5) and captures nothing.
+        let mut b = Board::new(9);
+        for v in ["C4", "D3", "E4"] {
+            b.play(pt(v), Color::Black);
+        }
+        let self_atari = rate(stone(&b, pt("D4"), Color::White));
+        assert!(self_atari < quiet);
+        assert!(rate(pass()) < quiet);
+    }
+}
