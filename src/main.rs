@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use log::info;
 
-use tengen::bench::{self, BenchOptions};
+use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
 
@@ -57,6 +57,18 @@ struct BenchArgs {
     /// Seconds per measurement when --playouts is not given.
     #[arg(long, value_name = "S", default_value_t = 2.0)]
     seconds: f64,
+    /// Playout policy for bare playouts (default: both).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyKind>,
+    /// Measure genmove-style searches (heavy policy) instead of bare playouts.
+    #[arg(long)]
+    search: bool,
+    /// Threads for --search (default: 1 and every core; 0 = every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Measure from this SGF position (its end) instead of the empty and midgame ones.
+    #[arg(long, value_name = "FILE.sgf")]
+    position: Option<PathBuf>,
     /// One JSON object per measurement instead of a table.
     #[arg(long)]
     json: bool,
@@ -96,8 +108,21 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match args.threads {
+        Some(0) => vec![cores],
+        Some(n) => vec![n],
+        None if cores > 1 => vec![1, cores],
+        None => vec![1],
+    };
     let options = BenchOptions {
         sizes: args.size.map_or(vec![9, 19], |s| vec![usize::from(s)]),
+        policies: args
+            .policy
+            .map_or(vec![PolicyKind::Light, PolicyKind::Heavy], |p| vec![p]),
+        search: args.search,
+        threads,
+        position: args.position,
         playouts: args.playouts,
         seconds: args.seconds,
         json: args.json,

@@ -1,7 +1,7 @@
 //! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
 //! RAVE, priors and a playout policy that answers the last move.
 
-mod policy;
+pub mod policy;
 mod priors;
 mod search;
 mod tree;
@@ -61,6 +61,18 @@ pub struct MctsPlayer {
     params: Params,
     tree: Tree,
     seed: u64,
+    last_search: SearchReport,
+}
+
+/// What the last search did.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchReport {
+    /// Playouts run.
+    pub playouts: u64,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// Tree nodes in use at the end.
+    pub nodes: usize,
 }
 
 impl MctsPlayer {
@@ -78,7 +90,13 @@ impl MctsPlayer {
             tree: Tree::new(settings.max_nodes.max(1000)),
             seed: settings.seed.unwrap_or_else(random),
             settings,
+            last_search: SearchReport::default(),
         }
+    }
+
+    /// What the last `genmove` searched.
+    pub fn last_search(&self) -> SearchReport {
+        self.last_search
     }
 
     /// The root's children: every legal move (superko included) that does not fill an own
@@ -138,6 +156,11 @@ impl Player for MctsPlayer {
         };
         self.tree.clear();
         let playouts = search::run(&self.tree, &problem, &self.params);
+        self.last_search = SearchReport {
+            playouts,
+            seconds: started.elapsed().as_secs_f64(),
+            nodes: self.tree.len(),
+        };
         let Some(best) = self.best_child() else {
             return Answer::Move(Move::Pass);
         };

@@ -70,7 +70,7 @@ pub fn play_out(
 
 /// Black's area minus White's on a played-out board: stones, and empty points whose
 /// neighbours are all of one colour.
-pub fn area_difference(board: &Board) -> f32 {
+fn area_difference(board: &Board) -> f32 {
     let mut difference = 0i32;
     for p in board.points() {
         match crate::board::playout::area_owner(board, p) {
@@ -83,7 +83,7 @@ pub fn area_difference(board: &Board) -> f32 {
 }
 
 /// The playout move of `c`, or `None` to pass.
-pub fn choose(board: &Board, c: Color, last: Option<Point>, rng: &mut SmallRng) -> Option<Point> {
+fn choose(board: &Board, c: Color, last: Option<Point>, rng: &mut SmallRng) -> Option<Point> {
     if let Some(l) = last
         && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
         && let Some(p) = answer_locally(board, c, l)
