@@ -11,17 +11,17 @@ use std::time::Instant;
 use log::info;
 use rand::random;
 
-use crate::board::{Color, Move};
+use crate::board::{Board, Color, Move};
 use crate::game::Game;
 
 use super::{Answer, Limits, Player};
 use search::{Params, Problem};
-use tree::{NewChild, ROOT, Stats, Tree};
+use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
 /// Playouts per move when neither the level nor the clock sets a budget.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// Tree nodes when the level does not say (about 40 bytes each).
-pub const DEFAULT_MAX_NODES: usize = 2_000_000;
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 /// Resign when the best move wins less often than this.
 pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
 
@@ -59,9 +59,20 @@ impl Default for MctsSettings {
 pub struct MctsPlayer {
     settings: MctsSettings,
     params: Params,
+    /// The tree searched last, and a spare one the reused subtree is copied into.
     tree: Tree,
+    spare: Tree,
+    /// The position at the root of `tree` and the game's moves up to it, for reuse.
+    root: Option<RootPosition>,
     seed: u64,
     last_search: SearchReport,
+}
+
+/// Where the last search stood.
+struct RootPosition {
+    board: Board,
+    to_move: Color,
+    moves: Vec<(Color, Move)>,
 }
 
 /// What the last search did.
@@ -88,6 +99,8 @@ impl MctsPlayer {
                 ..Params::default()
             },
             tree: Tree::new(settings.max_nodes.max(1000)),
+            spare: Tree::new(settings.max_nodes.max(1000)),
+            root: None,
             seed: settings.seed.unwrap_or_else(random),
             settings,
             last_search: SearchReport::default(),
@@ -97,6 +110,52 @@ impl MctsPlayer {
     /// What the last `genmove` searched.
     pub fn last_search(&self) -> SearchReport {
         self.last_search
+    }
+
+    /// Keeps the part of the last tree under the moves played since, when the game went on
+    /// from the last search's position; otherwise starts afresh. Returns whether a tree was
+    /// kept.
+    fn reuse_tree(&mut self, game: &Game, color: Color) -> bool {
+        let kept = self.find_new_root(game, color);
+        match kept {
+            Some(ROOT) => {}
+            Some(node) => {
+                self.spare.copy_subtree(&self.tree, node);
+                std::mem::swap(&mut self.tree, &mut self.spare);
+            }
+            None => self.tree.clear(),
+        }
+        kept.is_some()
+    }
+
+    /// The node of the last tree for `game`'s position with `color` to move, if the game is
+    /// the last search's game with moves added.
+    fn find_new_root(&self, game: &Game, color: Color) -> Option<NodeId> {
+        let root = self.root.as_ref()?;
+        let moves = game.moves();
+        if root.board.size() != game.size()
+            || moves.len() < root.moves.len()
+            || moves[..root.moves.len()] != root.moves[..]
+        {
+            return None;
+        }
+        let mut board = root.board.clone();
+        let mut to_move = root.to_move;
+        let mut node = ROOT;
+        for &(c, mv) in &moves[root.moves.len()..] {
+            if c != to_move {
+                return None;
+            }
+            match mv {
+                Move::Play(p) => {
+                    board.play(p, c);
+                }
+                Move::Pass => board.pass(),
+            }
+            node = self.tree.child_with(node, search::node_move(mv))?;
+            to_move = to_move.opponent();
+        }
+        (to_move == color && board.hash() == game.board().hash()).then_some(node)
     }
 
     /// The root's children: every legal move (superko included) that does not fill an own
@@ -112,11 +171,16 @@ impl MctsPlayer {
         children
     }
 
-    /// The root child played: the most visited, ties broken by win rate.
-    fn best_child(&self) -> Option<Stats> {
+    /// The root child played: the most visited move the rules allow (a reused tree may hold a
+    /// superko repetition), ties broken by win rate.
+    fn best_child(&self, game: &Game, color: Color) -> Option<Stats> {
         self.tree
             .children(ROOT)
             .map(|id| self.tree.stats(id))
+            .filter(|s| {
+                let mv = search::point_of(s.mv).map_or(Move::Pass, Move::Play);
+                game.legality(color, mv).is_ok()
+            })
             .max_by(|a, b| {
                 a.visits.cmp(&b.visits).then(
                     a.win_rate()
@@ -154,23 +218,34 @@ impl Player for MctsPlayer {
             limits,
             seed: self.seed,
         };
-        self.tree.clear();
+        let reused = self.reuse_tree(game, color);
+        let kept_visits = self.tree.visits(ROOT);
         let playouts = search::run(&self.tree, &problem, &self.params);
+        self.root = Some(RootPosition {
+            board: game.board().clone(),
+            to_move: color,
+            moves: game.moves().to_vec(),
+        });
         self.last_search = SearchReport {
             playouts,
             seconds: started.elapsed().as_secs_f64(),
             nodes: self.tree.len(),
         };
-        let Some(best) = self.best_child() else {
+        let Some(best) = self.best_child(game, color) else {
             return Answer::Move(Move::Pass);
         };
         let win_rate = best.real_win_rate().unwrap_or(0.5);
         let mv = search::point_of(best.mv).map_or(Move::Pass, Move::Play);
         info!(
-            "mcts: {} after {playouts} playouts in {:.2} s ({} nodes): {} visits, win rate {:.3}",
+            "mcts: {} after {playouts} playouts in {:.2} s ({} nodes{}): {} visits, win rate {:.3}",
             mv.to_vertex(game.size()),
             started.elapsed().as_secs_f64(),
             self.tree.len(),
+            if reused {
+                format!(", {kept_visits} visits kept")
+            } else {
+                String::new()
+            },
             best.visits,
             win_rate
         );
@@ -240,6 +315,36 @@ mod tests {
             }
         }
         assert!(game.moves().len() > 10);
+    }
+
+    #[test]
+    fn the_tree_is_kept_across_moves_and_dropped_for_another_game() {
+        let mut game = Game::new(9, Rules::chinese(7.0));
+        let mut mcts = player(3000, 1);
+        let limits = Limits::default();
+        let Answer::Move(first) = mcts.genmove(&game, Color::Black, &limits) else {
+            panic!("resigned on an empty board");
+        };
+        game.play(Color::Black, first).unwrap();
+        // White answers with the reply the search explored most.
+        let reply = mcts
+            .tree
+            .child_with(ROOT, search::node_move(first))
+            .and_then(|n| mcts.tree.children(n).max_by_key(|&c| mcts.tree.visits(c)))
+            .map(|c| search::point_of(mcts.tree.mv(c)).map_or(Move::Pass, Move::Play))
+            .expect("the played move was expanded");
+        game.play(Color::White, reply).unwrap();
+        let expected = mcts.find_new_root(&game, Color::Black).expect("kept");
+        let kept = mcts.tree.stats(expected);
+        assert!(kept.visits > 0);
+        assert!(mcts.reuse_tree(&game, Color::Black));
+        assert_eq!(mcts.tree.stats(ROOT), kept);
+        // The same moves from another start (a handicap stone) are another game.
+        let mut other = Game::new(9, Rules::chinese(7.0));
+        other
+            .set_handicap(&[Point::parse("C3", 9).unwrap()])
+            .unwrap();
+        assert!(mcts.find_new_root(&other, Color::Black).is_none());
     }
 
     #[test]

@@ -344,6 +344,14 @@ fn children_of(board: &Board, c: Color, out: &mut Vec<NewChild>) {
     out.push(priors::pass());
 }
 
+/// The node move of a game move.
+pub fn node_move(mv: crate::board::Move) -> NodeMove {
+    match mv {
+        crate::board::Move::Play(p) => p.index() as NodeMove,
+        crate::board::Move::Pass => PASS,
+    }
+}
+
 /// The move of a node as a point, `None` for a pass.
 pub fn point_of(mv: NodeMove) -> Option<Point> {
     (mv != PASS).then(|| Point::from_index(usize::from(mv)))

@@ -205,6 +205,53 @@ impl Tree {
         node.state.store(EXPANDED, Ordering::Release);
     }
 
+    /// Makes this tree a copy of the subtree of `from` under `node`, which becomes the root:
+    /// tree reuse after the moves that lead there were played. Children stay contiguous. Nodes
+    /// that do not fit are left out (their parents stay leaves). No search may be running on
+    /// either tree.
+    pub fn copy_subtree(&self, from: &Tree, node: NodeId) {
+        self.clear();
+        self.copy_stats(ROOT, from, node);
+        let mut queue = std::collections::VecDeque::from([(node, ROOT)]);
+        while let Some((src, dst)) = queue.pop_front() {
+            let kids = from.children(src);
+            let count = kids.len();
+            if count == 0 {
+                continue;
+            }
+            let start = self.used.load(Ordering::Relaxed);
+            if start + count > self.nodes.len() {
+                self.full.store(true, Ordering::Relaxed);
+                continue;
+            }
+            self.used.store(start + count, Ordering::Relaxed);
+            for (k, child) in kids.enumerate() {
+                let id = (start + k) as NodeId;
+                self.copy_stats(id, from, child);
+                queue.push_back((child, id));
+            }
+            let n = &self.nodes[dst as usize];
+            n.first_child.store(start as NodeId, Ordering::Relaxed);
+            n.n_children.store(count as u16, Ordering::Relaxed);
+            n.state.store(EXPANDED, Ordering::Release);
+        }
+    }
+
+    fn copy_stats(&self, id: NodeId, from: &Tree, src: NodeId) {
+        let s = from.stats(src);
+        self.init(id, s.mv, s.prior_visits, s.prior_wins);
+        let n = &self.nodes[id as usize];
+        n.visits.store(s.visits, Ordering::Relaxed);
+        n.wins.store(s.wins, Ordering::Relaxed);
+        n.amaf_visits.store(s.amaf_visits, Ordering::Relaxed);
+        n.amaf_wins.store(s.amaf_wins, Ordering::Relaxed);
+    }
+
+    /// The child of `node` whose move is `mv`, if `node` is expanded and has it.
+    pub fn child_with(&self, node: NodeId, mv: NodeMove) -> Option<NodeId> {
+        self.children(node).find(|&id| self.mv(id) == mv)
+    }
+
     /// Counts a playout entering the node before its result is known (the virtual loss).
     #[inline]
     pub fn enter(&self, id: NodeId) {
@@ -259,6 +306,37 @@ mod tests {
         tree.clear();
         assert_eq!(tree.len(), 1);
         assert_eq!(tree.children(ROOT), 0..0);
+    }
+
+    #[test]
+    fn a_copied_subtree_keeps_its_statistics_and_shape() {
+        let old = Tree::new(16);
+        assert!(old.claim_expansion(ROOT));
+        old.expand(ROOT, &[child(5), child(6)]);
+        assert!(old.claim_expansion(2));
+        old.expand(2, &[child(7), child(8), child(9)]);
+        assert!(old.claim_expansion(4));
+        old.expand(4, &[child(10)]);
+        old.enter(2);
+        old.record(2, 2);
+        old.record_amaf(5, 1);
+        let new = Tree::new(16);
+        new.copy_subtree(&old, old.child_with(ROOT, 6).unwrap());
+        assert_eq!(new.stats(ROOT), old.stats(2));
+        let kids: Vec<_> = new.children(ROOT).map(|id| new.mv(id)).collect();
+        assert_eq!(kids, [7, 8, 9]);
+        let eight = new.child_with(ROOT, 8).unwrap();
+        assert_eq!(new.stats(eight), old.stats(4));
+        assert_eq!(
+            new.children(eight).map(|id| new.mv(id)).collect::<Vec<_>>(),
+            [10]
+        );
+        assert_eq!(new.len(), 5);
+        // Too small a tree keeps what fits.
+        let tiny = Tree::new(3);
+        tiny.copy_subtree(&old, 2);
+        assert!(tiny.is_full());
+        assert_eq!(tiny.len(), 1);
     }
 
     #[test]
