@@ -11,8 +11,8 @@ use std::time::Instant;
 use log::info;
 use rand::random;
 
-use crate::board::{Board, Color, Move};
-use crate::game::Game;
+use crate::board::{Board, Cell, Color, MAX_CELLS, Move};
+use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
 use search::{Params, Problem};
@@ -27,6 +27,11 @@ pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
 
 /// The playouts a move needs before its win rate is trusted enough to resign on it.
 const MIN_PLAYOUTS_TO_RESIGN: u32 = 1_000;
+/// Searches in a row that must find the game lost before the player resigns.
+const RESIGN_AFTER: u32 = 3;
+/// How much lower than the pass a move's win rate may be and still be played instead of a
+/// pass while the position is not settled.
+const PASS_MARGIN: f32 = 0.05;
 
 /// How one MCTS level plays.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,6 +71,8 @@ pub struct MctsPlayer {
     root: Option<RootPosition>,
     seed: u64,
     last_search: SearchReport,
+    /// Searches in a row whose best win rate was below the resign threshold.
+    losing_streak: u32,
 }
 
 /// Where the last search stood.
@@ -104,6 +111,7 @@ impl MctsPlayer {
             seed: settings.seed.unwrap_or_else(random),
             settings,
             last_search: SearchReport::default(),
+            losing_streak: 0,
         }
     }
 
@@ -156,6 +164,30 @@ impl MctsPlayer {
             to_move = to_move.opponent();
         }
         (to_move == color && board.hash() == game.board().hash()).then_some(node)
+    }
+
+    /// Under area scoring a pass is played only on a settled board (no dame, nothing in
+    /// atari): before that, the most visited move whose win rate is close to the pass's is
+    /// played instead, so that dame get filled and stones in atari taken.
+    fn instead_of_pass(&self, game: &Game, color: Color, best: Stats) -> Stats {
+        if best.mv != tree::PASS
+            || game.rules().scoring != Scoring::Area
+            || is_settled(game.board())
+        {
+            return best;
+        }
+        let floor = best.real_win_rate().unwrap_or(0.0) - PASS_MARGIN;
+        self.tree
+            .children(ROOT)
+            .map(|id| self.tree.stats(id))
+            .filter(|s| {
+                s.mv != tree::PASS
+                    && s.real_win_rate().is_some_and(|w| w >= floor)
+                    && search::point_of(s.mv)
+                        .is_some_and(|p| game.legality(color, Move::Play(p)).is_ok())
+            })
+            .max_by_key(|s| s.visits)
+            .unwrap_or(best)
     }
 
     /// The root's children: every legal move (superko included) that does not fill an own
@@ -234,6 +266,7 @@ impl Player for MctsPlayer {
         let Some(best) = self.best_child(game, color) else {
             return Answer::Move(Move::Pass);
         };
+        let best = self.instead_of_pass(game, color, best);
         let win_rate = best.real_win_rate().unwrap_or(0.5);
         let mv = search::point_of(best.mv).map_or(Move::Pass, Move::Play);
         info!(
@@ -249,15 +282,59 @@ impl Player for MctsPlayer {
             best.visits,
             win_rate
         );
-        if limits.may_resign
-            && self.settings.resign_threshold > 0.0
-            && best.visits >= MIN_PLAYOUTS_TO_RESIGN
+        let losing = best.visits >= MIN_PLAYOUTS_TO_RESIGN
             && win_rate < self.settings.resign_threshold
-        {
+            && !reused_after_new_game(game);
+        self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
+        if limits.may_resign && self.losing_streak >= RESIGN_AFTER {
             return Answer::Resign;
         }
         Answer::Move(mv)
     }
+}
+
+/// Whether nothing is left to play for under area scoring: every empty region touches one
+/// colour only, and no string is in atari.
+fn is_settled(board: &Board) -> bool {
+    let mut seen = vec![false; MAX_CELLS];
+    let mut stack = Vec::new();
+    for p in board.points() {
+        if board.color_at(p).is_some() {
+            if board.in_atari(p) {
+                return false;
+            }
+            continue;
+        }
+        if seen[p.index()] {
+            continue;
+        }
+        // Flood the empty region of `p`, noting which colours border it.
+        let mut borders = [false; 2];
+        seen[p.index()] = true;
+        stack.push(p);
+        while let Some(q) = stack.pop() {
+            for n in board.neighbors(q) {
+                match board.cell(n) {
+                    Cell::Empty if !seen[n.index()] => {
+                        seen[n.index()] = true;
+                        stack.push(n);
+                    }
+                    Cell::Black => borders[0] = true,
+                    Cell::White => borders[1] = true,
+                    _ => {}
+                }
+            }
+        }
+        if borders[0] == borders[1] {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the game has only just begun (a new game resets the resign count).
+fn reused_after_new_game(game: &Game) -> bool {
+    game.moves().len() < 2
 }
 
 #[cfg(test)]
@@ -345,6 +422,33 @@ mod tests {
             .set_handicap(&[Point::parse("C3", 9).unwrap()])
             .unwrap();
         assert!(mcts.find_new_root(&other, Color::Black).is_none());
+    }
+
+    #[test]
+    fn does_not_pass_while_dame_remain_under_area_scoring() {
+        // Black's area is the left half, White's the right; E5 is the last dame, and neither
+        // side can do anything else useful. Black must fill it rather than pass.
+        let rows = [
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...X.O...",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+        ];
+        let game = Game::from_rows(&rows, Rules::chinese(0.5));
+        assert!(!is_settled(game.board()));
+        let mut mcts = player(2000, 1);
+        let answer = mcts.genmove(&game, Color::Black, &Limits::default());
+        assert_ne!(answer, Answer::Move(Move::Pass));
+        let mut settled = Game::from_rows(&rows, Rules::chinese(0.5));
+        settled
+            .play(Color::Black, Move::Play(Point::parse("E5", 9).unwrap()))
+            .unwrap();
+        assert!(is_settled(settled.board()));
     }
 
     #[test]
