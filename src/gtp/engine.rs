@@ -3,6 +3,8 @@
 //! rejected command leaves the state unchanged.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use log::{debug, error, info};
@@ -77,6 +79,10 @@ pub struct Engine {
     clock: Clock,
     player: Box<dyn Player>,
     quit: bool,
+    /// Set by the input reader on `# interrupt` while a command runs.
+    interrupt: Arc<AtomicBool>,
+    /// When the command being executed was read: a move's clock starts then.
+    received: Instant,
 }
 
 impl Engine {
@@ -87,7 +93,27 @@ impl Engine {
             clock: Clock::default(),
             player,
             quit: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            received: Instant::now(),
         }
+    }
+
+    /// The flag that stops a running `genmove` early (the best move so far is played), as
+    /// GoGui's `# interrupt` asks.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.interrupt)
+    }
+
+    /// Runs one command read at `received`, with the interrupt flag cleared before and after.
+    pub fn execute_received(
+        &mut self,
+        command: &Command,
+        received: Instant,
+    ) -> Result<String, GtpError> {
+        self.received = received;
+        let result = self.execute(command);
+        self.interrupt.store(false, Ordering::Relaxed);
+        result
     }
 
     /// Runs one command. The response text (or error) is for [`super::protocol::format_response`].
@@ -185,8 +211,8 @@ impl Engine {
         let budget = self.clock.move_budget(color, moves_left);
         debug!("time budget for this move: {budget:?}");
         let limits = Limits {
-            deadline: budget.map(|b| Instant::now() + b),
-            stop: None,
+            deadline: budget.map(|b| self.received + b),
+            stop: Some(Arc::clone(&self.interrupt)),
             may_resign: mode != Mode::Cleanup,
         };
         let mut mv = match self.player.genmove(&self.game, color, &limits) {
