@@ -45,6 +45,12 @@ pub enum LevelConfig {
         resign_threshold: Option<f32>,
         /// Fixed seed (reproducible with one thread); random when absent.
         seed: Option<u64>,
+        /// UCB exploration constant (default 0.2).
+        exploration: Option<f32>,
+        /// Playouts at which a move's own and its RAVE statistics weigh the same (3000).
+        rave_equivalence: Option<f32>,
+        /// Visits before a tree node is expanded (8).
+        expand_after: Option<u32>,
     },
 }
 
@@ -60,6 +66,9 @@ impl LevelConfig {
                 max_nodes,
                 resign_threshold,
                 seed,
+                exploration,
+                rave_equivalence,
+                expand_after,
             } => {
                 let defaults = MctsSettings::default();
                 Box::new(MctsPlayer::new(MctsSettings {
@@ -70,6 +79,9 @@ impl LevelConfig {
                         .unwrap_or(defaults.resign_threshold)
                         .clamp(0.0, 1.0),
                     seed,
+                    exploration: exploration.unwrap_or(defaults.exploration),
+                    rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
+                    expand_after: expand_after.unwrap_or(defaults.expand_after),
                 }))
             }
         }
@@ -99,6 +111,9 @@ impl LevelConfig {
             max_nodes: None,
             resign_threshold: None,
             seed: None,
+            exploration: None,
+            rave_equivalence: None,
+            expand_after: None,
         }
     }
 }

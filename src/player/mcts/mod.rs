@@ -25,8 +25,8 @@ pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 /// Resign when the best move wins less often than this.
 pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
 
-/// The playouts a move needs before its win rate is trusted enough to resign on it.
-const MIN_PLAYOUTS_TO_RESIGN: u32 = 1_000;
+/// The playouts a search needs before its win rate is trusted enough to resign on it.
+const MIN_PLAYOUTS_TO_RESIGN: u64 = 1_000;
 /// Searches in a row that must find the game lost before the player resigns.
 const RESIGN_AFTER: u32 = 3;
 /// How much lower than the pass a move's win rate may be and still be played instead of a
@@ -46,6 +46,12 @@ pub struct MctsSettings {
     pub resign_threshold: f32,
     /// Fixed seed for reproducible searches (with one thread); random when absent.
     pub seed: Option<u64>,
+    /// The UCB exploration constant.
+    pub exploration: f32,
+    /// Playouts at which a move's own results and its RAVE results weigh the same.
+    pub rave_equivalence: f32,
+    /// Visits a node needs before it is expanded.
+    pub expand_after: u32,
 }
 
 impl Default for MctsSettings {
@@ -56,6 +62,9 @@ impl Default for MctsSettings {
             max_nodes: DEFAULT_MAX_NODES,
             resign_threshold: DEFAULT_RESIGN_THRESHOLD,
             seed: None,
+            exploration: Params::default().exploration,
+            rave_equivalence: Params::default().rave_equivalence,
+            expand_after: Params::default().expand_after,
         }
     }
 }
@@ -103,7 +112,9 @@ impl MctsPlayer {
         MctsPlayer {
             params: Params {
                 threads,
-                ..Params::default()
+                exploration: settings.exploration.max(0.0),
+                rave_equivalence: settings.rave_equivalence.max(1.0),
+                expand_after: settings.expand_after,
             },
             tree: Tree::new(settings.max_nodes.max(1000)),
             spare: Tree::new(settings.max_nodes.max(1000)),
@@ -282,7 +293,7 @@ impl Player for MctsPlayer {
             best.visits,
             win_rate
         );
-        let losing = best.visits >= MIN_PLAYOUTS_TO_RESIGN
+        let losing = playouts >= MIN_PLAYOUTS_TO_RESIGN
             && win_rate < self.settings.resign_threshold
             && !reused_after_new_game(game);
         self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
