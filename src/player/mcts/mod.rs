@@ -4,6 +4,7 @@
 pub mod policy;
 mod priors;
 mod search;
+mod shapes;
 mod tree;
 
 use std::time::Instant;

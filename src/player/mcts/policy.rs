@@ -1,12 +1,15 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
-//! atari, save an own string it put in atari), otherwise a random move that neither fills an
+//! atari, save an own string it put in atari), else play a good shape next to it (MoGo's 3x3
+//! patterns), otherwise a random move that neither fills an
 //! own eye nor puts more than a few stones into atari. A mercy rule ends hopeless playouts
 //! early. Allocation-free: it plays on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
 
-use crate::board::{Board, Color, Point};
+use crate::board::{Board, Cell, Color, Point};
+
+use super::shapes;
 
 /// The largest string a random playout move may put into atari: throw-ins and nakade of up
 /// to three stones stay possible, bigger blunders do not.
@@ -14,6 +17,8 @@ const MAX_THROW_IN: usize = 3;
 
 /// Out of 256: how often a playout answers the last move when it can.
 const LOCAL_ANSWER_ODDS: u32 = 230;
+/// Out of 256: how often a playout plays a good shape next to the last move when there is one.
+const SHAPE_ODDS: u32 = 230;
 
 /// How a finished playout came out.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -90,7 +95,33 @@ fn choose(board: &Board, c: Color, last: Option<Point>, rng: &mut SmallRng) -> O
     {
         return Some(p);
     }
+    if let Some(l) = last
+        && rng.next_u32() % 256 < SHAPE_ODDS
+        && let Some(p) = shape_move(board, c, l, rng)
+    {
+        return Some(p);
+    }
     random_move(board, c, rng)
+}
+
+/// A random one of the empty points around the last move where `c` would make a good shape
+/// (see [`shapes`]) without self-atari.
+fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Option<Point> {
+    let [s, w, e, n] = board.neighbors(last);
+    let [sw, se, nw, ne] = board.diagonals(last);
+    let mut found = [last; 8];
+    let mut count = 0;
+    for p in [s, w, e, n, sw, se, nw, ne] {
+        if board.cell(p) == Cell::Empty
+            && shapes::is_good_shape(board, p)
+            && board.legality(p, c).is_ok()
+            && board.self_atari_size(p, c).is_none()
+        {
+            found[count] = p;
+            count += 1;
+        }
+    }
+    (count > 0).then(|| found[((u64::from(rng.next_u32()) * count as u64) >> 32) as usize])
 }
 
 /// A capture of the string the opponent just played, or the escape of an own string it put

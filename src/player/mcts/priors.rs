@@ -1,10 +1,11 @@
 //! Prior knowledge given to a node's children when it is expanded, as virtual playouts: every
-//! move starts even, captures and atari escapes start as wins, self-ataris and (early in the
+//! move starts even, captures, atari escapes and good shapes start as wins, self-ataris and (early in the
 //! game) first-line moves as losses, and a pass starts low so that it wins only when nothing
 //! else does.
 
 use crate::board::{Board, Color, Point};
 
+use super::shapes;
 use super::tree::{HalfWins, NewChild, PASS};
 
 /// Virtual playouts at an even result that every move starts with.
@@ -15,6 +16,8 @@ const TACTICAL_WIN: u32 = 20;
 const SELF_ATARI_LOSS: u32 = 20;
 /// Virtual losses for a first-line move while most of the board is empty.
 const EDGE_LOSS: u32 = 10;
+/// Virtual wins for a good shape (see [`super::shapes`]).
+const SHAPE_WIN: u32 = 10;
 /// Virtual losses for passing.
 const PASS_LOSS: u32 = 20;
 
@@ -46,6 +49,9 @@ pub fn stone(board: &Board, p: Point, c: Color) -> NewChild {
     }
     if self_atari.is_some_and(|s| s > 1) || (self_atari.is_some() && !captures) {
         add(SELF_ATARI_LOSS, false);
+    }
+    if self_atari.is_none() && shapes::is_good_shape(board, p) {
+        add(SHAPE_WIN, true);
     }
     let size = board.size();
     let (col, row) = p.coords(size);
