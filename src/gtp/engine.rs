@@ -207,8 +207,13 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
-        let moves_left = (self.game.board().empty_count() / 2).max(10) as u32;
-        let budget = self.clock.move_budget(color, moves_left);
+        let board = self.game.board();
+        let empty = board.empty_count();
+        let moves_left = (empty / 2).max(10) as u32;
+        // More time in the middle game than in the opening and the endgame.
+        let filled = 1.0 - empty as f64 / (board.size() * board.size()) as f64;
+        let weight = 0.75 + 4.0 * filled * (1.0 - filled);
+        let budget = self.clock.move_budget(color, moves_left, weight);
         debug!("time budget for this move: {budget:?}");
         let limits = Limits {
             deadline: budget.map(|b| self.received + b),
