@@ -14,7 +14,7 @@ use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::LevelConfig;
 use crate::game::{Game, Rules};
-use crate::player::mcts::{MctsPlayer, MctsSettings, policy as heavy};
+use crate::player::mcts::{MctsPlayer, MctsSettings, Scratch, policy as heavy};
 use crate::player::{Limits, Player};
 use crate::sgf;
 
@@ -194,6 +194,7 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
     let to_move = game.to_move();
     let mut rng = SmallRng::seed_from_u64(size as u64);
     let mut board = start.clone();
+    let mut scratch = Scratch::new();
     let mut moves = 0u64;
     let (done, seconds) = measure(options, || {
         board.copy_from(start);
@@ -213,6 +214,7 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
                     None,
                     move_cap(size),
                     &mut rng,
+                    &mut scratch,
                     |_, _| n += 1,
                 );
                 n

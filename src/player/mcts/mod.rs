@@ -1,6 +1,7 @@
 //! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
 //! RAVE, priors and a playout policy that answers the last move.
 
+mod ladder;
 pub mod policy;
 mod priors;
 mod search;
@@ -12,10 +13,11 @@ use std::time::Instant;
 use log::info;
 use rand::random;
 
-use crate::board::{Board, Cell, Color, MAX_CELLS, Move};
+use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
+pub use ladder::Scratch;
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
@@ -204,12 +206,13 @@ impl MctsPlayer {
 
     /// The root's children: every legal move (superko included) that does not fill an own
     /// eye, with its prior, and the pass.
-    fn root_children(game: &Game, color: Color) -> Vec<NewChild> {
+    fn root_children(game: &Game, color: Color, last: Option<Point>) -> Vec<NewChild> {
         let board = game.board();
+        let mut scratch = Scratch::new();
         let mut children: Vec<NewChild> = board
             .empty_points()
             .filter(|&p| !board.is_eye(p, color) && game.legality(color, Move::Play(p)).is_ok())
-            .map(|p| priors::stone(board, p, color))
+            .map(|p| priors::stone(board, p, color, last, &mut scratch))
             .collect();
         children.push(priors::pass());
         children
@@ -238,7 +241,11 @@ impl MctsPlayer {
 impl Player for MctsPlayer {
     fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
         let started = Instant::now();
-        let root_children = MctsPlayer::root_children(game, color);
+        let last = match game.moves().last() {
+            Some(&(c, Move::Play(p))) if c != color => Some(p),
+            _ => None,
+        };
+        let root_children = MctsPlayer::root_children(game, color, last);
         if root_children.len() == 1 {
             return Answer::Move(Move::Pass);
         }
@@ -246,10 +253,6 @@ impl Player for MctsPlayer {
             (Some(n), _) => n,
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
-        };
-        let last = match game.moves().last() {
-            Some(&(c, Move::Play(p))) if c != color => Some(p),
-            _ => None,
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let problem = Problem {
@@ -352,7 +355,6 @@ fn reused_after_new_game(game: &Game) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Point;
     use crate::game::Rules;
 
     fn player(playouts: u64, threads: usize) -> MctsPlayer {

@@ -9,6 +9,7 @@ use rand::rngs::SmallRng;
 
 use crate::board::{Board, Cell, Color, Point};
 
+use super::ladder::{Scratch, escapes};
 use super::shapes;
 
 /// The largest string a random playout move may put into atari: throw-ins and nakade of up
@@ -36,13 +37,14 @@ pub fn play_out(
     mut last: Option<Point>,
     max_moves: usize,
     rng: &mut SmallRng,
+    scratch: &mut Scratch,
     mut record: impl FnMut(Point, Color),
 ) -> Outcome {
     let size = board.size();
     let mercy = (size * size / 3).max(4) as i64;
     let mut passes = 0;
     for _ in 0..max_moves {
-        match choose(board, to_move, last, rng) {
+        match choose(board, to_move, last, rng, scratch) {
             Some(p) => {
                 board.play(p, to_move);
                 record(p, to_move);
@@ -88,10 +90,16 @@ fn area_difference(board: &Board) -> f32 {
 }
 
 /// The playout move of `c`, or `None` to pass.
-fn choose(board: &Board, c: Color, last: Option<Point>, rng: &mut SmallRng) -> Option<Point> {
+fn choose(
+    board: &Board,
+    c: Color,
+    last: Option<Point>,
+    rng: &mut SmallRng,
+    scratch: &mut Scratch,
+) -> Option<Point> {
     if let Some(l) = last
         && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
-        && let Some(p) = answer_locally(board, c, l)
+        && let Some(p) = answer_locally(board, c, l, scratch)
     {
         return Some(p);
     }
@@ -125,8 +133,8 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
 }
 
 /// A capture of the string the opponent just played, or the escape of an own string it put
-/// in atari (by extending, when that gives the string room).
-fn answer_locally(board: &Board, c: Color, last: Point) -> Option<Point> {
+/// in atari (by extending, when that gives the string room and does not run into a ladder).
+fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -> Option<Point> {
     if board.color_at(last) != Some(c.opponent()) {
         return None;
     }
@@ -140,7 +148,7 @@ fn answer_locally(board: &Board, c: Color, last: Point) -> Option<Point> {
             return None;
         }
         let lib = board.atari_liberty(n)?;
-        (board.legality(lib, c).is_ok() && board.self_atari_size(lib, c).is_none()).then_some(lib)
+        (board.legality(lib, c).is_ok() && escapes(board, n, lib, c, scratch)).then_some(lib)
     })
 }
 
@@ -195,7 +203,7 @@ mod tests {
         let b = board(5, &["C2", "B3", "D3"], &["C3"]);
         let c3 = Point::parse("C3", 5).unwrap();
         assert_eq!(
-            answer_locally(&b, Color::Black, c3),
+            answer_locally(&b, Color::Black, c3, &mut Scratch::new()),
             Point::parse("C4", 5).ok()
         );
     }
@@ -206,7 +214,7 @@ mod tests {
         let b = board(5, &["C3"], &["C2", "B3", "D3"]);
         let d3 = Point::parse("D3", 5).unwrap();
         assert_eq!(
-            answer_locally(&b, Color::Black, d3),
+            answer_locally(&b, Color::Black, d3, &mut Scratch::new()),
             Point::parse("C4", 5).ok()
         );
     }
@@ -224,6 +232,7 @@ mod tests {
                     None,
                     3 * size * size,
                     &mut rng,
+                    &mut Scratch::new(),
                     |_, _| stones += 1,
                 );
                 assert!(stones > 0);

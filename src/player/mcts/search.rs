@@ -12,6 +12,7 @@ use rand::rngs::SmallRng;
 use crate::board::{Board, Color, MAX_CELLS, Point};
 use crate::player::Limits;
 
+use super::ladder::Scratch;
 use super::policy;
 use super::priors;
 use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
@@ -143,6 +144,7 @@ struct Worker<'a> {
     board: Board,
     path: Vec<NodeId>,
     children: Vec<NewChild>,
+    scratch: Box<Scratch>,
     /// Per point: the playout (`generation`) and the move number at which it was first
     /// played, and by whom (bit 0: white).
     first_play: Vec<u64>,
@@ -159,6 +161,7 @@ impl<'a> Worker<'a> {
             board: ctx.problem.board.clone(),
             path: Vec::with_capacity(256),
             children: Vec::with_capacity(MAX_CELLS),
+            scratch: Scratch::new(),
             first_play: vec![0; MAX_CELLS],
             generation: 0,
         }
@@ -198,7 +201,13 @@ impl<'a> Worker<'a> {
                     if node == ROOT {
                         self.children.extend_from_slice(problem.root_children);
                     } else {
-                        children_of(&self.board, color, &mut self.children);
+                        children_of(
+                            &self.board,
+                            color,
+                            last,
+                            &mut self.scratch,
+                            &mut self.children,
+                        );
                     }
                     tree.expand(node, &self.children);
                     kids = tree.children(node);
@@ -235,6 +244,7 @@ impl<'a> Worker<'a> {
             last,
             3 * size * size,
             &mut self.rng,
+            &mut self.scratch,
             |p, c| {
                 mark(first_play, generation, p, c, move_number);
                 move_number += 1;
@@ -335,10 +345,16 @@ fn mark(first_play: &mut [u64], generation: u64, p: Point, c: Color, move_number
 
 /// The children of a node inside the tree: every empty point the board allows that is not an
 /// own eye, and the pass.
-fn children_of(board: &Board, c: Color, out: &mut Vec<NewChild>) {
+fn children_of(
+    board: &Board,
+    c: Color,
+    last: Option<Point>,
+    scratch: &mut Scratch,
+    out: &mut Vec<NewChild>,
+) {
     for p in board.empty_points() {
         if !board.is_eye(p, c) && board.legality(p, c).is_ok() {
-            out.push(priors::stone(board, p, c));
+            out.push(priors::stone(board, p, c, last, scratch));
         }
     }
     out.push(priors::pass());
