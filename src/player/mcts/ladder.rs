@@ -48,12 +48,23 @@ pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scra
     }
 }
 
-/// Whether the string on `s` (two liberties, `attacker`'s opponent) dies in a ladder. Both
-/// first ataris are tried; after that the chase is forced: the attacker keeps the atari that
-/// leaves the defender two liberties.
-pub fn captured_by_ladder(board: &Board, s: Point, attacker: Color, scratch: &mut Scratch) -> bool {
+/// The atari that kills the string on `s` (two liberties, `attacker`'s opponent) in a
+/// ladder, if there is one. Both first ataris are tried; after that the chase is forced: the
+/// attacker keeps the atari that leaves the defender two liberties.
+pub fn ladder_atari(
+    board: &Board,
+    s: Point,
+    attacker: Color,
+    scratch: &mut Scratch,
+) -> Option<Point> {
+    let mut libs = [s; 3];
+    if board.string_liberties(s, &mut libs) != 2 {
+        return None;
+    }
     let Scratch { chase, trial, .. } = scratch;
-    (0..2).any(|first| chase_from(board, s, attacker, first, chase, trial))
+    (0..2)
+        .find(|&first| chase_from(board, s, attacker, first, chase, trial))
+        .map(|first| libs[first])
 }
 
 /// Chases the string on `s`, starting with the atari on its liberty number `first`, reading
@@ -146,26 +157,23 @@ mod tests {
         let mut scratch = Scratch::new();
         let b = board(9, &["C4", "D3", "E5"], &["D4"]);
         assert_eq!(b.liberties(pt("D4")), 2);
-        assert!(captured_by_ladder(&b, pt("D4"), Color::Black, &mut scratch));
+        let atari = ladder_atari(&b, pt("D4"), Color::Black, &mut scratch);
+        assert!(
+            atari == Some(pt("D5")) || atari == Some(pt("E4")),
+            "{atari:?}"
+        );
         // White stones on both paths break it.
         let b = board(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
-        assert!(!captured_by_ladder(
-            &b,
-            pt("D4"),
-            Color::Black,
-            &mut scratch
-        ));
+        assert_eq!(ladder_atari(&b, pt("D4"), Color::Black, &mut scratch), None);
     }
 
     #[test]
     fn three_liberties_are_no_ladder() {
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let b = board(9, &["C4"], &["D4"]);
-        assert!(!captured_by_ladder(
-            &b,
-            pt("D4"),
-            Color::Black,
-            &mut Scratch::new()
-        ));
+        assert_eq!(
+            ladder_atari(&b, pt("D4"), Color::Black, &mut Scratch::new()),
+            None
+        );
     }
 }

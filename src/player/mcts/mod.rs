@@ -10,7 +10,7 @@ mod tree;
 
 use std::time::Instant;
 
-use log::info;
+use log::{debug, info};
 use rand::random;
 
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
@@ -301,6 +301,28 @@ impl Player for MctsPlayer {
             && win_rate < self.settings.resign_threshold
             && !reused_after_new_game(game);
         self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
+        if log::log_enabled!(log::Level::Debug) {
+            let mut children: Vec<Stats> = self
+                .tree
+                .children(ROOT)
+                .map(|id| self.tree.stats(id))
+                .collect();
+            children.sort_by_key(|s| std::cmp::Reverse(s.visits));
+            for s in children.iter().take(10) {
+                debug!(
+                    "  {:>5} visits {:>6} win {:.3} rave {:>6} {:.3} prior {:>3} {:.3}",
+                    search::point_of(s.mv)
+                        .map_or(Move::Pass, Move::Play)
+                        .to_vertex(game.size()),
+                    s.visits,
+                    s.real_win_rate().unwrap_or(0.0),
+                    s.amaf_visits,
+                    s.amaf_wins as f32 / (2 * s.amaf_visits.max(1)) as f32,
+                    s.prior_visits,
+                    s.prior_wins as f32 / (2 * s.prior_visits.max(1)) as f32,
+                );
+            }
+        }
         if limits.may_resign && self.losing_streak >= RESIGN_AFTER {
             return Answer::Resign;
         }
@@ -367,17 +389,18 @@ mod tests {
     }
 
     #[test]
-    fn captures_a_big_group_in_atari() {
-        // White's four stones on D4-E5 have one liberty left, F4: Black takes them.
+    fn saves_its_stones_from_atari_by_extending_into_the_open() {
+        // Black D5-E5 is in atari at F5; extending there gives three liberties (F6, G5,
+        // F4), any other move loses two stones and the centre.
         let game = Game::from_rows(
             &[
                 ".........",
                 ".........",
                 ".........",
-                "...XX....",
-                "..XOOX...",
-                "..XOO....",
-                "...XX....",
+                "...OO....",
+                "..OXX....",
+                "...OO....",
+                ".........",
                 ".........",
                 ".........",
             ],
@@ -387,7 +410,7 @@ mod tests {
         let answer = mcts.genmove(&game, Color::Black, &Limits::default());
         assert_eq!(
             answer,
-            Answer::Move(Move::Play(Point::parse("F4", 9).unwrap()))
+            Answer::Move(Move::Play(Point::parse("F5", 9).unwrap()))
         );
     }
 

