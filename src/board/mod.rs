@@ -429,6 +429,10 @@ impl Board {
     /// one stone counts its point as a liberty. Returns the size the string would have, or
     /// `None` when the move is not a self-atari.
     pub fn self_atari_size(&self, p: Point, c: Color) -> Option<usize> {
+        if lane::count(self.nbrs[p.index()], Cell::Empty) >= 2 {
+            // Two empty neighbours are two liberties.
+            return None;
+        }
         let own = Cell::from(c);
         let mut found = [p; 2];
         let mut n_found = 0;
