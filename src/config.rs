@@ -47,7 +47,7 @@ pub enum LevelConfig {
         seed: Option<u64>,
         /// UCB exploration constant (default 0.2).
         exploration: Option<f32>,
-        /// Playouts at which a move's own and its RAVE statistics weigh the same (3000).
+        /// Playouts at which a move's own and its RAVE statistics weigh the same (1000).
         rave_equivalence: Option<f32>,
         /// Visits before a tree node is expanded (8).
         expand_after: Option<u32>,

@@ -35,7 +35,7 @@ impl Default for Params {
         Params {
             threads: 1,
             expand_after: 8,
-            rave_equivalence: 3000.0,
+            rave_equivalence: 1000.0,
             exploration: 0.2,
         }
     }
