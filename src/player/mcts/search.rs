@@ -36,7 +36,7 @@ impl Default for Params {
             threads: 1,
             expand_after: 8,
             rave_equivalence: 1000.0,
-            exploration: 0.2,
+            exploration: 0.1,
         }
     }
 }
