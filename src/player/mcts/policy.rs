@@ -133,7 +133,8 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
 }
 
 /// A capture of the string the opponent just played, or the escape of an own string it put
-/// in atari (by extending, when that gives the string room and does not run into a ladder).
+/// in atari: by capturing a string around it, or by extending when that gives the string
+/// room and does not run into a ladder.
 /// (Chasing a two-liberty last move into a ladder here lost 18.5 of 48 self-play games.)
 fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -> Option<Point> {
     if board.color_at(last) != Some(c.opponent()) {
@@ -149,7 +150,24 @@ fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -
             return None;
         }
         let lib = board.atari_liberty(n)?;
+        if let Some(capture) = capture_around(board, n, c) {
+            return Some(capture);
+        }
         (board.legality(lib, c).is_ok() && escapes(board, n, lib, c, scratch)).then_some(lib)
+    })
+}
+
+/// A move of `c` that captures an opponent string in atari touching `c`'s string on `s`:
+/// the other way out of an atari.
+fn capture_around(board: &Board, s: Point, c: Color) -> Option<Point> {
+    board.string_stones(s).find_map(|stone| {
+        board.neighbors(stone).into_iter().find_map(|n| {
+            if board.color_at(n) != Some(c.opponent()) {
+                return None;
+            }
+            let lib = board.atari_liberty(n)?;
+            board.legality(lib, c).is_ok().then_some(lib)
+        })
     })
 }
 
@@ -217,6 +235,18 @@ mod tests {
         assert_eq!(
             answer_locally(&b, Color::Black, d3, &mut Scratch::new()),
             Point::parse("C4", 5).ok()
+        );
+    }
+
+    #[test]
+    fn escapes_an_atari_by_capturing_the_attacker() {
+        // White just played D3, leaving black C3 in atari (last liberty C2); white's B3 is
+        // itself in atari (last liberty B2): Black takes it.
+        let b = board(5, &["C3", "A3", "B4"], &["B3", "C4", "D3"]);
+        let d3 = Point::parse("D3", 5).unwrap();
+        assert_eq!(
+            answer_locally(&b, Color::Black, d3, &mut Scratch::new()),
+            Point::parse("B2", 5).ok()
         );
     }
 
