@@ -50,6 +50,20 @@ impl From<Color> for Cell {
     }
 }
 
+/// The eight neighbours of a point as (column, row) offsets, rows growing upwards, in the
+/// order of [`Board::pattern3`]'s two-bit fields: top row left to right, then the middle row's
+/// left and right, then the bottom row.
+pub const PATTERN_OFFSETS: [(isize, isize); 8] = [
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-1, 0),
+    (1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
 /// Why a stone cannot be placed, as far as the board alone can tell.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BoardIllegal {
@@ -143,6 +157,9 @@ pub struct Board {
     /// Per cell: how many of its four neighbours are black, white, empty and border, one byte
     /// lane each (see [`lane`]). Eye and suicide tests read one word instead of four cells.
     nbrs: [u32; MAX_CELLS],
+    /// Per cell: its 3x3 neighbourhood, two bits (the `Cell` value) per neighbour in
+    /// [`PATTERN_OFFSETS`] order from the low bits, kept up to date as stones come and go.
+    pattern3: [u16; MAX_CELLS],
     /// For a stone: the head point of its string.
     head: [u16; MAX_CELLS],
     /// For a stone: the next stone of its string (a ring).
@@ -176,6 +193,7 @@ impl Board {
             stride,
             cells: [Cell::Border; MAX_CELLS],
             nbrs: [0; MAX_CELLS],
+            pattern3: [0; MAX_CELLS],
             head: [0; MAX_CELLS],
             next: [0; MAX_CELLS],
             libs: [PseudoLibs::NONE; MAX_CELLS],
@@ -201,8 +219,28 @@ impl Board {
                 .iter()
                 .map(|n| lane::ONE[board.cells[n.index()] as usize])
                 .sum();
+            board.pattern3[i] = board.pattern3_from_scratch(i);
         }
         board
+    }
+
+    /// The 3x3 neighbourhood code of cell `i` computed from the cells.
+    fn pattern3_from_scratch(&self, i: usize) -> u16 {
+        PATTERN_OFFSETS
+            .iter()
+            .enumerate()
+            .fold(0, |code, (k, &(dx, dy))| {
+                let q = (i as isize + dy * self.stride as isize + dx) as usize;
+                code | (self.cells[q] as u16) << (2 * k)
+            })
+    }
+
+    /// The 3x3 neighbourhood of the point `p`: two bits per neighbour (the [`Cell`] value),
+    /// the neighbours in [`PATTERN_OFFSETS`] order from the low bits. O(1): kept up to date
+    /// incrementally.
+    #[inline]
+    pub fn pattern3(&self, p: Point) -> u16 {
+        self.pattern3[p.index()]
     }
 
     /// Makes this board a copy of `src`, copying only the cells a board of `src`'s size uses:
@@ -213,6 +251,7 @@ impl Board {
         self.stride = src.stride;
         self.cells[..used].copy_from_slice(&src.cells[..used]);
         self.nbrs[..used].copy_from_slice(&src.nbrs[..used]);
+        self.pattern3[..used].copy_from_slice(&src.pattern3[..used]);
         self.head[..used].copy_from_slice(&src.head[..used]);
         self.next[..used].copy_from_slice(&src.next[..used]);
         self.libs[..used].copy_from_slice(&src.libs[..used]);
@@ -672,6 +711,13 @@ impl Board {
         for n in [i - s, i - 1, i + 1, i + s] {
             self.nbrs[n] = lane::moved(self.nbrs[n], old, cell);
         }
+        // Cell `i` is neighbour `k` of the cell in the opposite direction, which sees it as
+        // its neighbour `7 - k` (the offsets list is symmetric).
+        let change = (old as u16) ^ (cell as u16);
+        for (k, &(dx, dy)) in PATTERN_OFFSETS.iter().enumerate() {
+            let q = (i as isize + dy * s as isize + dx) as usize;
+            self.pattern3[q] ^= change << (2 * (7 - k));
+        }
     }
 
     #[inline]
@@ -704,6 +750,11 @@ impl Board {
                 .map(|n| lane::ONE[self.cells[n.index()] as usize])
                 .sum();
             assert_eq!(nbrs, self.nbrs[i], "neighbour counts");
+            assert_eq!(
+                self.pattern3_from_scratch(i),
+                self.pattern3[i],
+                "3x3 pattern"
+            );
             match self.cells[i] {
                 Cell::Empty => {
                     n_empty += 1;

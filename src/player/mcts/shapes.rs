@@ -5,7 +5,7 @@
 
 use std::sync::OnceLock;
 
-use crate::board::{Board, Cell, Point};
+use crate::board::{Board, Cell, PATTERN_OFFSETS, Point};
 
 /// The patterns, top row first, the move at the centre. `X` and `O` are stones of the two
 /// colours (either may be the player), `x` anything but `X`, `o` anything but `O`, `.` empty,
@@ -39,34 +39,10 @@ const PATTERNS: [&str; 13] = [
     ".O. X.. ...",
 ];
 
-/// The eight neighbours of the centre in the order of a pattern's cells (top row first,
-/// centre skipped), as (column, row) offsets with rows growing upwards.
-const OFFSETS: [(isize, isize); 8] = [
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-    (-1, 0),
-    (1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-];
-
 /// Whether the neighbourhood of the empty point `p` is one of the good shapes.
 #[inline]
 pub fn is_good_shape(board: &Board, p: Point) -> bool {
-    table()[usize::from(code(board, p))]
-}
-
-/// The 3x3 code of `p`'s neighbourhood: two bits per neighbour (the `Cell` value), in
-/// [`OFFSETS`] order from the low bits.
-fn code(board: &Board, p: Point) -> u16 {
-    let [s, w, e, n] = board.neighbors(p);
-    let [sw, se, nw, ne] = board.diagonals(p);
-    [nw, n, ne, w, e, sw, s, se]
-        .iter()
-        .enumerate()
-        .fold(0, |code, (k, q)| code | (board.cell(*q) as u16) << (2 * k))
+    table()[usize::from(board.pattern3(p))]
 }
 
 fn table() -> &'static [bool] {
@@ -84,7 +60,7 @@ fn table() -> &'static [bool] {
     })
 }
 
-/// A pattern's eight neighbour characters in [`OFFSETS`] order.
+/// A pattern's eight neighbour characters in [`PATTERN_OFFSETS`] order (the board's 3x3 code order).
 fn parse(pattern: &str) -> [u8; 8] {
     let chars: Vec<u8> = pattern
         .bytes()
@@ -107,8 +83,11 @@ fn parse(pattern: &str) -> [u8; 8] {
 fn matches_any_orientation(pattern: &[u8; 8], cells: &[u8; 8]) -> bool {
     (0..8).any(|symmetry| {
         let oriented: [u8; 8] = std::array::from_fn(|k| {
-            let (dx, dy) = transform(OFFSETS[k], symmetry);
-            let source = OFFSETS.iter().position(|&o| o == (dx, dy)).unwrap_or(k);
+            let (dx, dy) = transform(PATTERN_OFFSETS[k], symmetry);
+            let source = PATTERN_OFFSETS
+                .iter()
+                .position(|&o| o == (dx, dy))
+                .unwrap_or(k);
             cells[source]
         });
         [false, true].iter().any(|&swap| {
