@@ -1,6 +1,7 @@
 //! The GTP front end: a reader thread turns stdin into lines, the engine executes them in
 //! order, and one writer sends each response to stdout and flushes it.
 
+pub mod client;
 pub mod engine;
 pub mod protocol;
 
