@@ -1,8 +1,9 @@
 //! The `tengen` binary: parses the command line and hands over to the library.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use log::info;
@@ -10,6 +11,9 @@ use log::info;
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
+use tengen::match_runner::stats::Sprt;
+use tengen::match_runner::time_control::TimeControl;
+use tengen::match_runner::{self, MatchOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
@@ -27,6 +31,8 @@ enum Command {
     Gtp(GtpArgs),
     /// Measure playouts per second, genmove latency and peak memory.
     Bench(BenchArgs),
+    /// Play games between two GTP engines and report win rates, Elo and SGF records.
+    Match(MatchArgs),
 }
 
 #[derive(Args)]
@@ -74,6 +80,61 @@ struct BenchArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct MatchArgs {
+    /// Engine A's command line, Black in the first game (e.g. "tengen gtp --level mcts").
+    #[arg(long, value_name = "CMD")]
+    black: String,
+    /// Engine B's command line, White in the first game (e.g. "gnugo --mode gtp --level 10").
+    #[arg(long, value_name = "CMD")]
+    white: String,
+    /// Games to play.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    games: usize,
+    /// Board size.
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: u8,
+    /// Komi.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 7.0,
+        allow_negative_numbers = true
+    )]
+    komi: f64,
+    /// Swap colours every game.
+    #[arg(long)]
+    alternate: bool,
+    /// Games played at once (each with its own engine processes).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    concurrency: usize,
+    /// Write one SGF per game into this directory.
+    #[arg(long, value_name = "DIR")]
+    sgf_dir: Option<PathBuf>,
+    /// Stop a game after this many moves and score it (default: 3 x size x size).
+    #[arg(long, value_name = "M")]
+    max_moves: Option<usize>,
+    /// A GTP engine that scores every finished game with final_score
+    /// (e.g. "gnugo --mode gtp --chinese-rules").
+    #[arg(long, value_name = "CMD")]
+    referee: Option<String>,
+    /// An SGF file or a directory of them: each pair of games starts from one opening.
+    #[arg(long, value_name = "FILE|DIR")]
+    openings: Option<PathBuf>,
+    /// Time control: main time plus Canadian byo-yomi, in seconds (e.g. 60+10/5, or 300).
+    #[arg(long, value_name = "MAIN+BYO/STONES", value_parser = TimeControl::parse)]
+    time: Option<TimeControl>,
+    /// Seconds a move may take when there is no --time (a slower engine loses the game).
+    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    move_timeout: f64,
+    /// Stop early when an SPRT for "A is ELO1 stronger, not ELO0" decides (alpha, beta 0.05).
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]", value_parser = Sprt::parse)]
+    sprt: Option<Sprt>,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -82,6 +143,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
         Command::Gtp(args) => run_gtp(args),
         Command::Bench(args) => run_bench(args),
+        Command::Match(args) => run_match(args),
     }
 }
 
@@ -131,6 +193,48 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_match(args: MatchArgs) -> ExitCode {
+    if !(args.move_timeout.is_finite() && args.move_timeout > 0.0 && args.move_timeout < 1e7) {
+        return fail(&"--move-timeout wants a positive number of seconds");
+    }
+    let options = MatchOptions {
+        black: args.black,
+        white: args.white,
+        games: args.games,
+        size: usize::from(args.size),
+        komi: args.komi,
+        alternate: args.alternate,
+        concurrency: args.concurrency,
+        sgf_dir: args.sgf_dir,
+        max_moves: args.max_moves,
+        referee: args.referee,
+        openings: args.openings,
+        time: args.time,
+        move_timeout: Duration::from_secs_f64(args.move_timeout),
+        sprt: args.sprt,
+        progress: !args.json,
+    };
+    let report = match match_runner::run(&options) {
+        Ok(report) => report,
+        Err(e) => return fail(&e),
+    };
+    let mut out = io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{report}")
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen match: {e}");
             ExitCode::FAILURE
         }
     }
