@@ -283,10 +283,13 @@ impl fmt::Display for MatchReport {
             "{} games on {size}x{size}, komi {}, in {:.0} s",
             s.games, self.komi, s.seconds
         )?;
+        for (e, label) in s.engines.iter().zip(["A", "B"]) {
+            writeln!(f, "{label}: {} = {}", e.name, e.command)?;
+        }
         let width = s.engines.iter().map(|e| e.name.len()).max().unwrap_or(0) + 4;
         writeln!(
             f,
-            "{:width$} {:>5} {:>5} {:>5} {:>5}  {:>6}  {:>15}  {:>11}  {:>11}  {:>10}  {:>6}",
+            "{:width$} {:>5} {:>5} {:>5} {:>5}  {:>6}  {:>15}  {:>11}  {:>11}  {:>10}  {:>8}",
             "engine",
             "games",
             "wins",
@@ -297,13 +300,13 @@ impl fmt::Display for MatchReport {
             "as Black",
             "as White",
             "ill/to/cr",
-            "s/move"
+            "ms/move"
         )?;
         for (e, label) in s.engines.iter().zip(["A", "B"]) {
             let wdl = |t: &Tally| format!("{}-{}-{}", t.wins, t.draws, t.losses);
             writeln!(
                 f,
-                "{:width$} {:>5} {:>5} {:>5} {:>5}  {:>5.1}%  {:>15}  {:>11}  {:>11}  {:>10}  {:>6.3}",
+                "{:width$} {:>5} {:>5} {:>5} {:>5}  {:>5.1}%  {:>15}  {:>11}  {:>11}  {:>10}  {:>8.2}",
                 format!("{label}: {}", e.name),
                 e.total.games(),
                 e.total.wins,
@@ -321,7 +324,7 @@ impl fmt::Display for MatchReport {
                     "{}/{}/{}",
                     e.faults.illegal, e.faults.timeouts, e.faults.crashes
                 ),
-                e.seconds_per_move,
+                1000.0 * e.seconds_per_move,
             )?;
         }
         writeln!(
