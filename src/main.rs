@@ -156,7 +156,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     let player = match config.level(&level) {
         Ok(level_config) => level_config
             .with_overrides(args.playouts, args.threads)
-            .build(),
+            .build(&config),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");

@@ -6,8 +6,10 @@
 #   fake-engine.sh illegal K   answers with the point its opponent played last (occupied),
 #                              or with a word that is no move when there is none
 #   fake-engine.sh garbage K   writes a line that is no GTP response, then passes
+#   fake-engine.sh slow K      (any K) takes K seconds to start, then passes
 mode=$1
 k=${2:-1}
+[ "$mode" = slow ] && sleep "$k"
 n=0
 last=Z99
 set -f

@@ -29,8 +29,13 @@ type Handler = fn(&mut Engine, &[String]) -> Result<String, GtpError>;
 const COMMANDS: &[(&str, Handler)] = &[
     ("protocol_version", |_, a| no_args(a).map(|()| "2".into())),
     ("name", |_, a| no_args(a).map(|()| NAME.into())),
-    ("version", |_, a| {
-        no_args(a).map(|()| env!("CARGO_PKG_VERSION").into())
+    ("version", |e, a| {
+        no_args(a)?;
+        let version = env!("CARGO_PKG_VERSION");
+        Ok(match e.player.describe() {
+            Some(child) => format!("{version} ({child})"),
+            None => version.into(),
+        })
     }),
     ("known_command", Engine::known_command),
     ("list_commands", Engine::list_commands),

@@ -1,6 +1,8 @@
 //! Players: what answers `genmove` at a level. The trait takes `&mut self` so that a player
 //! may keep state between moves.
 
+pub mod external;
+pub mod fallback;
 pub mod heuristic;
 pub mod mcts;
 pub mod random;
@@ -16,6 +18,11 @@ use crate::game::Game;
 pub trait Player: Send {
     /// What `color` should do in `game` (which is not changed), within `limits`.
     fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer;
+
+    /// The engine behind this player when it is another program (`name version`), once known.
+    fn describe(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A player's answer to `genmove`.
