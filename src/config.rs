@@ -474,4 +474,63 @@ mod tests {
             assert!(!e.contains('\n'), "not one line: {e}");
         }
     }
+
+    #[test]
+    fn external_levels_are_checked_when_the_file_is_read() {
+        let engine = "[engines.k]\ncommand = [\"katago\", \"gtp\"]\n";
+        let ok = parse(&format!(
+            "{engine}[levels.expert]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"mcts\", \"medium\"]\n"
+        ))
+        .unwrap();
+        assert!(matches!(
+            ok.level("expert").unwrap(),
+            LevelConfig::External { .. }
+        ));
+        let error = |text: &str| parse(text).unwrap_err().to_string();
+        let e = error("[levels.x]\nplayer = \"external\"\nengine = \"nope\"\n");
+        assert!(e.contains("levels.x.engine") && e.contains("nope"), "{e}");
+        let e = error(&format!(
+            "{engine}[levels.x]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"ghost\"]\n"
+        ));
+        assert!(
+            e.contains("levels.x.fallback") && e.contains("ghost"),
+            "{e}"
+        );
+        let e = error(&format!(
+            "{engine}[levels.a]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"b\"]\n\
+             [levels.b]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"a\"]\n"
+        ));
+        assert!(
+            e.contains("a -> b -> a") || e.contains("b -> a -> b"),
+            "{e}"
+        );
+        let e = error("[engines.k]\ncommand = []\n");
+        assert!(e.contains("engines.k.command"), "{e}");
+    }
+
+    #[test]
+    fn commands_expand_variables_home_and_relative_paths() {
+        let config = Config::from_text("", Path::new("/etc/tengen/engines.toml")).unwrap();
+        let home = std::env::var("HOME").unwrap_or_default();
+        let command: Vec<String> = [
+            "katago",
+            "-model",
+            "${TENGEN_TEST_SURELY_UNSET}net.bin.gz",
+            "-config",
+            "cfg/gtp.cfg",
+            "~/x",
+            "/abs/path",
+        ]
+        .map(String::from)
+        .to_vec();
+        let expanded = config.expand_command(&command);
+        assert_eq!(expanded[0], "katago");
+        assert_eq!(expanded[2], "net.bin.gz");
+        assert_eq!(expanded[4], "/etc/tengen/cfg/gtp.cfg");
+        if !home.is_empty() {
+            assert_eq!(expanded[5], format!("{home}/x"));
+        }
+        assert_eq!(expanded[6], "/abs/path");
+        assert_eq!(expand_vars("a${B"), "a${B");
+    }
 }
