@@ -393,7 +393,7 @@ fn expand_vars(text: &str) -> String {
         let var = &rest[start + 2..start + len];
         match std::env::var(var) {
             Ok(value) => out.push_str(&value),
-            Err(_) => log::warn!("${{{var}}} is not set: it expands to nothing"),
+            Err(_) => log::debug!("${{{var}}} is not set: it expands to nothing"),
         }
         rest = &rest[start + len + 1..];
     }
