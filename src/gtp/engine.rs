@@ -224,6 +224,7 @@ impl Engine {
             deadline: budget.map(|b| self.received + b),
             stop: Some(Arc::clone(&self.interrupt)),
             may_resign: mode != Mode::Cleanup,
+            clock: Some(self.clock),
         };
         let mut mv = match self.player.genmove(&self.game, color, &limits) {
             Answer::Move(mv) => mv,

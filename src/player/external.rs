@@ -14,11 +14,12 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use log::{info, warn};
+use log::{debug, info, warn};
 
-use super::Answer;
+use super::{Answer, Limits};
 use crate::board::{Color, Move, Point};
-use crate::game::Game;
+use crate::clock::Clock;
+use crate::game::{Game, KoRule, Rules, Scoring};
 use crate::gtp::client::{Client, ClientError};
 
 /// Restarts of a hung or crashed child allowed in one game.
@@ -71,6 +72,9 @@ struct Child {
     commands: HashSet<String>,
     /// The position it holds, if known.
     mirror: Option<Mirror>,
+    /// The last rules and time settings commands it accepted or refused.
+    rules_sent: Option<String>,
+    time_sent: Option<String>,
 }
 
 /// The position a child holds: set-up and moves.
@@ -163,13 +167,14 @@ impl ExternalEngine {
         self.describe.as_deref()
     }
 
-    /// Asks the child for `color`'s move in `game`, answered by `deadline`.
+    /// Asks the child for `color`'s move in `game`, answered by `deadline` (resigning only if
+    /// `limits` allow it; the clock in `limits` is passed on).
     pub fn genmove(
         &mut self,
         game: &Game,
         color: Color,
         deadline: Instant,
-        may_resign: bool,
+        limits: &Limits,
     ) -> Result<Answer, ExternalError> {
         if game.moves().is_empty() {
             // A new game: a child that failed gets another chance.
@@ -179,7 +184,7 @@ impl ExternalEngine {
             }
         }
         let child = self.ready_child(deadline)?;
-        let result = ask(child, game, color, deadline, may_resign);
+        let result = ask(child, game, color, deadline, limits);
         match &result {
             Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
             Err(_) => {
@@ -287,6 +292,8 @@ fn start(command: &[String], name: &str) -> Result<Child, ClientError> {
             .to_string(),
         commands,
         mirror: None,
+        rules_sent: None,
+        time_sent: None,
     })
 }
 
@@ -296,9 +303,13 @@ fn ask(
     game: &Game,
     color: Color,
     deadline: Instant,
-    may_resign: bool,
+    limits: &Limits,
 ) -> Result<Answer, ExternalError> {
     sync(child, game).map_err(failure)?;
+    pass_on_rules(child, game.rules()).map_err(failure)?;
+    if let Some(clock) = &limits.clock {
+        pass_on_clock(child, clock, color).map_err(failure)?;
+    }
     let budget = deadline.saturating_duration_since(Instant::now());
     let word = color_word(color);
     let answer = child
@@ -307,7 +318,7 @@ fn ask(
         .map_err(failure)?;
     let answer = answer.trim();
     if answer.eq_ignore_ascii_case("resign") {
-        return if may_resign {
+        return if limits.may_resign {
             Ok(Answer::Resign)
         } else {
             Err(ExternalError::BadAnswer(
@@ -329,6 +340,62 @@ fn ask(
         ))
     })?;
     Ok(Answer::Move(mv))
+}
+
+/// Tells the child the rules when they changed: `kata-set-rules` or `kgs-rules`, whichever it
+/// lists (an engine that lists neither plays its own rules).
+fn pass_on_rules(child: &mut Child, rules: &Rules) -> Result<(), ClientError> {
+    let name = match (rules.scoring, rules.ko, rules.suicide_allowed) {
+        (_, _, true) => "new_zealand",
+        (Scoring::Territory, _, _) => "japanese",
+        (Scoring::Area, KoRule::SituationalSuperko, _) => "aga",
+        (Scoring::Area, _, _) => "chinese",
+    };
+    let command = if child.commands.contains("kata-set-rules") {
+        let kata = if name == "new_zealand" {
+            "tromp-taylor"
+        } else {
+            name
+        };
+        format!("kata-set-rules {kata}")
+    } else if child.commands.contains("kgs-rules") {
+        format!("kgs-rules {name}")
+    } else {
+        return Ok(());
+    };
+    send_once(child.rules_sent.as_ref(), &mut child.client, &command)?;
+    child.rules_sent = Some(command);
+    Ok(())
+}
+
+/// Tells the child the time system when it changed, and `color`'s time left when known.
+fn pass_on_clock(child: &mut Child, clock: &Clock, color: Color) -> Result<(), ClientError> {
+    let settings = clock.gtp_settings(child.commands.contains("kgs-time_settings"));
+    send_once(child.time_sent.as_ref(), &mut child.client, &settings)?;
+    child.time_sent = Some(settings);
+    if let Some(left) = clock.gtp_time_left(color) {
+        match child.client.send(&left, Some(SYNC_TIMEOUT)) {
+            Ok(_) | Err(ClientError::Refused(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Sends `command` unless it is `sent` already; a refusal is no error (the engine keeps its
+/// own settings).
+fn send_once(sent: Option<&String>, client: &mut Client, command: &str) -> Result<(), ClientError> {
+    if sent.map(String::as_str) == Some(command) {
+        return Ok(());
+    }
+    match client.send(command, Some(SYNC_TIMEOUT)) {
+        Ok(_) => Ok(()),
+        Err(ClientError::Refused(why)) => {
+            debug!("`{command}` refused: {why}");
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// A failed command as an [`ExternalError`].
@@ -418,5 +485,92 @@ fn color_word(c: Color) -> &'static str {
     match c {
         Color::Black => "black",
         Color::White => "white",
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::clock::TimeSystem;
+
+    /// A GTP engine in sh that lists the rules and time commands, logs every command to
+    /// `log`, and passes.
+    fn logging_engine(log: &std::path::Path) -> Vec<String> {
+        let script = format!(
+            "while read -r id cmd rest; do echo \"$cmd $rest\" >> {}; \
+             case $cmd in \
+               list_commands) printf '=%s genmove\\nkata-set-rules\\nkgs-time_settings\\nundo\\n\\n' $id ;; \
+               genmove) printf '=%s pass\\n\\n' $id ;; \
+               name) printf '=%s logger\\n\\n' $id ;; \
+               *) printf '=%s\\n\\n' $id ;; \
+             esac; done",
+            log.display()
+        );
+        vec!["sh".into(), "-c".into(), script]
+    }
+
+    #[test]
+    fn rules_time_and_moves_are_passed_on_once() {
+        let log = std::env::temp_dir().join(format!("tengen-external-{}.log", std::process::id()));
+        let _ = std::fs::remove_file(&log);
+        let mut engine = ExternalEngine::new(
+            "logger",
+            Some(logging_engine(&log)),
+            Duration::from_secs(20),
+        );
+        let mut game = Game::new(9, Rules::japanese(6.5));
+        let mut clock = Clock::default();
+        clock.set_system(TimeSystem::Byoyomi {
+            main: 60.0,
+            period: 10.0,
+            periods: 5,
+        });
+        clock.set_left(Color::Black, 42.0, 0);
+        let limits = Limits {
+            may_resign: true,
+            clock: Some(clock),
+            ..Limits::default()
+        };
+        let deadline = || Instant::now() + Duration::from_secs(20);
+        game.play(Color::Black, Move::parse("E5", 9).unwrap())
+            .unwrap();
+        let answer = engine
+            .genmove(&game, Color::White, deadline(), &limits)
+            .unwrap();
+        assert_eq!(answer, Answer::Move(Move::Pass));
+        game.play(Color::White, Move::Pass).unwrap();
+        game.play(Color::Black, Move::parse("D4", 9).unwrap())
+            .unwrap();
+        engine
+            .genmove(&game, Color::White, deadline(), &limits)
+            .unwrap();
+        // Another line: back to before D4, then C3.
+        let mut other = Game::new(9, Rules::japanese(6.5));
+        other
+            .play(Color::Black, Move::parse("E5", 9).unwrap())
+            .unwrap();
+        other.play(Color::White, Move::Pass).unwrap();
+        other
+            .play(Color::Black, Move::parse("C3", 9).unwrap())
+            .unwrap();
+        engine
+            .genmove(&other, Color::White, deadline(), &limits)
+            .unwrap();
+        let sent = std::fs::read_to_string(&log).unwrap();
+        let _ = std::fs::remove_file(&log);
+        let lines: Vec<&str> = sent.lines().map(str::trim).collect();
+        let count = |wanted: &str| lines.iter().filter(|l| **l == wanted).count();
+        assert_eq!(count("kata-set-rules japanese"), 1, "{sent}");
+        assert_eq!(count("kgs-time_settings byoyomi 60 10 5"), 1, "{sent}");
+        assert_eq!(count("komi 6.5"), 1, "{sent}");
+        assert_eq!(count("play black E5"), 1, "{sent}");
+        assert_eq!(count("play black D4"), 1, "{sent}");
+        // The child's own pass after D4, then D4 are taken back with undo.
+        assert_eq!(count("undo"), 2, "{sent}");
+        assert_eq!(count("play black C3"), 1, "{sent}");
+        assert!(
+            count("time_left white 0 0") == 0 && count("genmove white") == 3,
+            "{sent}"
+        );
     }
 }

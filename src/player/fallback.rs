@@ -38,10 +38,7 @@ impl Player for FallbackPlayer {
         let deadline = limits
             .deadline
             .map_or(move_deadline, |d| d.min(move_deadline));
-        let error = match self
-            .external
-            .genmove(game, color, deadline, limits.may_resign)
-        {
+        let error = match self.external.genmove(game, color, deadline, limits) {
             Ok(answer) => return answer,
             Err(e) => e,
         };

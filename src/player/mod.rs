@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::board::{Color, Move, Point};
+use crate::clock::Clock;
 use crate::game::Game;
 
 /// A move generator.
@@ -54,6 +55,8 @@ pub struct Limits {
     pub stop: Option<Arc<AtomicBool>>,
     /// Whether the player may resign (never in `kgs-genmove_cleanup`).
     pub may_resign: bool,
+    /// The game clock, for players that pass it on (an external engine).
+    pub clock: Option<Clock>,
 }
 
 impl Limits {
