@@ -7,4 +7,5 @@ pub mod config;
 pub mod game;
 pub mod gtp;
 pub mod player;
+pub mod regress;
 pub mod sgf;
