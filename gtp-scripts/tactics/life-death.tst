@@ -39,3 +39,32 @@ loadsgf ../sgf/ld-rabbity-six.sgf
 #? [H2]
 51 reg_genmove w
 #? [H2]
+
+# The same five shapes turned 180 degrees with the colours swapped: now a white group in
+# Black's upper left corner, so the vital points are B9, A9, B9, B9 and B8. An engine with a
+# colour or orientation bias passes one set and fails the other.
+loadsgf ../sgf/ld-straight-three-white.sgf
+60 reg_genmove w
+#? [B9]*
+61 reg_genmove b
+#? [B9]
+loadsgf ../sgf/ld-bent-three-white.sgf
+70 reg_genmove w
+#? [A9]
+71 reg_genmove b
+#? [A9]*
+loadsgf ../sgf/ld-pyramid-four-white.sgf
+80 reg_genmove w
+#? [B9]
+81 reg_genmove b
+#? [B9]
+loadsgf ../sgf/ld-bulky-five-white.sgf
+90 reg_genmove w
+#? [B9]
+91 reg_genmove b
+#? [B9]*
+loadsgf ../sgf/ld-rabbity-six-white.sgf
+100 reg_genmove w
+#? [B8]
+101 reg_genmove b
+#? [B8]

@@ -15,3 +15,11 @@ loadsgf ../sgf/snapback-corner.sgf
 # into the snapback.
 11 reg_genmove w
 #? [E1|E2]
+
+# The same position turned 180 degrees with the colours swapped: White throws in at H9 or
+# J9; Black ataris the enclosing white stones from E8 or E9 first.
+loadsgf ../sgf/snapback-corner-white.sgf
+20 reg_genmove w
+#? [H9|J9]
+21 reg_genmove b
+#? [E8|E9]
