@@ -8,4 +8,5 @@ pub mod game;
 pub mod gtp;
 pub mod match_runner;
 pub mod player;
+pub mod regress;
 pub mod sgf;

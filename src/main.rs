@@ -14,6 +14,7 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
+use tengen::regress::{self, RegressOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
@@ -33,6 +34,8 @@ enum Command {
     Bench(BenchArgs),
     /// Play games between two GTP engines and report win rates, Elo and SGF records.
     Match(MatchArgs),
+    /// Run GTP regression scripts (gogui-regress format) against an engine.
+    Regress(RegressArgs),
 }
 
 #[derive(Args)]
@@ -135,6 +138,28 @@ struct MatchArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct RegressArgs {
+    /// Scripts to run, or directories holding them (every *.tst below, sorted).
+    #[arg(value_name = "FILE.tst", required = true)]
+    files: Vec<PathBuf>,
+    /// The GTP engine to test, as a command line (default: this tengen at --level).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["level", "config", "playouts"])]
+    engine: Option<String>,
+    /// The level of the default engine.
+    #[arg(long, value_name = "NAME", default_value = "medium")]
+    level: String,
+    /// The engines.toml of the default engine.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Fixed playouts per move for the default engine at a search level.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Seconds a command may take before its test counts as failed.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    timeout: f64,
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -144,6 +169,7 @@ fn main() -> ExitCode {
         Command::Gtp(args) => run_gtp(args),
         Command::Bench(args) => run_bench(args),
         Command::Match(args) => run_match(args),
+        Command::Regress(args) => run_regress(args),
     }
 }
 
@@ -238,6 +264,64 @@ fn run_match(args: MatchArgs) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn run_regress(args: RegressArgs) -> ExitCode {
+    let engine = match &args.engine {
+        Some(line) => regress::engine_argv(line).map_err(Into::into),
+        None => default_engine(&args),
+    };
+    let engine = match engine {
+        Ok(engine) => engine,
+        Err(e) => return fail_regress(&e),
+    };
+    let Some(timeout) = Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+    else {
+        return fail_regress(&"--timeout must be a positive number of seconds");
+    };
+    let options = RegressOptions {
+        engine,
+        paths: args.files,
+        timeout,
+    };
+    match regress::run(&options, &mut io::stdout().lock()) {
+        Ok(totals) if totals.is_failure() => ExitCode::FAILURE,
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail_regress(&e),
+    }
+}
+
+/// This binary as `gtp --level NAME`, after checking that the level exists. The config path is
+/// made absolute (and ./engines.toml passed on explicitly), as the engine runs in each
+/// script's directory.
+fn default_engine(args: &RegressArgs) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let config_path = match &args.config {
+        Some(path) => Some(std::path::absolute(path)?),
+        None => Some(std::path::absolute(tengen::config::DEFAULT_FILE)?).filter(|p| p.is_file()),
+    };
+    Config::load(config_path.as_deref())?.level(&args.level)?;
+    let exe = std::env::current_exe()?;
+    let mut argv = vec![
+        exe.to_string_lossy().into_owned(),
+        "gtp".to_string(),
+        "--level".to_string(),
+        args.level.clone(),
+    ];
+    if let Some(path) = config_path {
+        argv.extend(["--config".to_string(), path.to_string_lossy().into_owned()]);
+    }
+    if let Some(n) = args.playouts {
+        argv.extend(["--playouts".to_string(), n.to_string()]);
+    }
+    Ok(argv)
+}
+
+/// A `tengen regress` problem: one line on stderr, exit code 2.
+fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("tengen regress: {e}");
+    ExitCode::from(2)
 }
 
 /// A configuration problem: one line on stderr, exit code 2.
