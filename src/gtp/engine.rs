@@ -9,11 +9,13 @@ use std::time::Instant;
 
 use log::{debug, error, info};
 
+use super::analyze::{self, AnalyzeCommand};
 use super::protocol::{Command, GtpError};
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
+use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings};
 use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
@@ -65,6 +67,10 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("gogui-interrupt", |_, a| no_args(a).map(|()| String::new())),
     ("loadsgf", Engine::loadsgf),
     ("showboard", Engine::showboard),
+    ("lz-analyze", |e, a| e.analysis_snapshot("lz-analyze", a)),
+    ("kata-analyze", |e, a| {
+        e.analysis_snapshot("kata-analyze", a)
+    }),
 ];
 
 /// How a move-generating command treats its answer.
@@ -83,6 +89,8 @@ pub struct Engine {
     game: Game,
     clock: Clock,
     player: Box<dyn Player>,
+    /// The search behind the analysis commands, made on first use.
+    analyst: Option<MctsPlayer>,
     quit: bool,
     /// Set by the input reader on `# interrupt` while a command runs.
     interrupt: Arc<AtomicBool>,
@@ -97,6 +105,7 @@ impl Engine {
             game: Game::new(DEFAULT_SIZE, Rules::default()),
             clock: Clock::default(),
             player,
+            analyst: None,
             quit: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
@@ -129,6 +138,52 @@ impl Engine {
             .map(|&(_, handler)| handler)
             .ok_or(GtpError::UnknownCommand)?;
         handler(self, &command.args)
+    }
+
+    /// The analysis `command` asks for, checked against the current game.
+    pub fn analysis_command(&self, command: &Command) -> Result<AnalyzeCommand, GtpError> {
+        analyze::parse(&command.name, &command.args, self.game.size())
+    }
+
+    /// Runs `analysis` on the current position until `stop` is set, handing each report line
+    /// to `out` (which returns false when the output has gone).
+    pub fn analyze(
+        &mut self,
+        analysis: &AnalyzeCommand,
+        stop: Arc<AtomicBool>,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) {
+        let color = analysis.color.unwrap_or_else(|| self.game.to_move());
+        let (allow, avoid) = analysis.moves_for(color);
+        let request = AnalysisRequest {
+            color,
+            interval: analysis.interval,
+            allow,
+            avoid,
+            stop,
+        };
+        let size = self.game.size();
+        let analyst = self
+            .analyst
+            .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()));
+        analyst.analyze(&self.game, &request, |infos| {
+            analysis.format(infos, size).is_none_or(|line| out(&line))
+        });
+    }
+
+    /// An analysis command run outside a stream (through [`Engine::execute`]): one report
+    /// after one interval, as a normal response.
+    fn analysis_snapshot(&mut self, name: &str, args: &[String]) -> Result<String, GtpError> {
+        let analysis = analyze::parse(name, args, self.game.size())?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut text = String::new();
+        let flag = Arc::clone(&stop);
+        self.analyze(&analysis, stop, &mut |line| {
+            text = line.to_string();
+            flag.store(true, Ordering::Relaxed);
+            false
+        });
+        Ok(text)
     }
 
     /// Whether `quit` was received.

@@ -1,6 +1,7 @@
 //! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
 //! RAVE, priors and a playout policy that answers the last move.
 
+mod analysis;
 mod ladder;
 pub mod policy;
 mod priors;
@@ -17,6 +18,7 @@ use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
+pub use analysis::{AnalysisRequest, MoveInfo};
 pub use ladder::Scratch;
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
@@ -264,6 +266,7 @@ impl Player for MctsPlayer {
             max_playouts,
             limits,
             seed: self.seed,
+            early_stop: true,
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);

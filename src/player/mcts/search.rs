@@ -59,6 +59,9 @@ pub struct Problem<'a> {
     pub limits: &'a Limits,
     /// Seeds the threads' random generators.
     pub seed: u64,
+    /// Stop once the most visited root move can no longer be overtaken (a genmove); an
+    /// analysis wants every move's statistics to keep growing instead.
+    pub early_stop: bool,
 }
 
 /// Shared state of one search.
@@ -110,6 +113,9 @@ impl Context<'_> {
     fn check(&self) {
         if self.problem.limits.expired() {
             self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        if !self.problem.early_stop {
             return;
         }
         let done = self.claimed.load(Ordering::Relaxed);

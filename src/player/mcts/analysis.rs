@@ -1,0 +1,173 @@
+//! Analysis: the search run until told to stop, reporting every root move's statistics at a
+//! fixed interval (what `lz-analyze` and `kata-analyze` stream to a GUI).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use super::search::{self, Problem};
+use super::tree::{NodeId, ROOT, Stats};
+use super::{MctsPlayer, Move, RootPosition};
+use crate::board::Color;
+use crate::game::Game;
+use crate::player::Limits;
+
+/// The longest principal variation reported.
+const MAX_PV: usize = 16;
+
+/// Real visits a node needs to be part of a principal variation.
+const PV_MIN_VISITS: u32 = 2;
+
+/// What an analysis looks at.
+pub struct AnalysisRequest {
+    /// The player whose moves are analysed.
+    pub color: Color,
+    /// Time between two reports.
+    pub interval: Duration,
+    /// Only these root moves (empty: all).
+    pub allow: Vec<Move>,
+    /// Never these root moves.
+    pub avoid: Vec<Move>,
+    /// Set from outside to end the analysis.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// One root move as an analysis reports it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveInfo {
+    /// The move.
+    pub mv: Move,
+    /// Playouts through it.
+    pub visits: u32,
+    /// Its win rate for the player to move.
+    pub winrate: f32,
+    /// The share of the prior knowledge it got among the root moves (sums to 1).
+    pub prior: f32,
+    /// A lower confidence bound of the win rate.
+    pub lcb: f32,
+    /// Its rank by visits, from 0.
+    pub order: usize,
+    /// The most visited line that starts with it.
+    pub pv: Vec<Move>,
+}
+
+impl MctsPlayer {
+    /// Searches `game` for `request.color` until `request.stop` is set, calling `report` with
+    /// the visited root moves (most visited first) every `request.interval` and once at the
+    /// end. `report` returning false ends the analysis too (the GUI has gone).
+    pub fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        mut report: impl FnMut(&[MoveInfo]) -> bool,
+    ) {
+        let color = request.color;
+        let last = match game.moves().last() {
+            Some(&(c, Move::Play(p))) if c != color => Some(p),
+            _ => None,
+        };
+        let mut root_children = MctsPlayer::root_children(game, color, last);
+        root_children.retain(|child| {
+            let mv = search::point_of(child.mv).map_or(Move::Pass, Move::Play);
+            (request.allow.is_empty() || request.allow.contains(&mv))
+                && !request.avoid.contains(&mv)
+        });
+        if root_children.is_empty() {
+            report(&[]);
+            return;
+        }
+        // The tree must be this exact root set: a reused tree may have other children.
+        self.tree.clear();
+        self.root = None;
+        loop {
+            self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let limits = Limits {
+                deadline: Some(Instant::now() + request.interval),
+                stop: Some(Arc::clone(&request.stop)),
+                may_resign: false,
+                clock: None,
+            };
+            let problem = Problem {
+                board: game.board(),
+                to_move: color,
+                last,
+                komi: game.rules().komi as f32,
+                root_children: &root_children,
+                max_playouts: u64::MAX,
+                limits: &limits,
+                seed: self.seed,
+                early_stop: false,
+            };
+            search::run(&self.tree, &problem, &self.params);
+            let stopped = request.stop.load(Ordering::Relaxed);
+            if !report(&self.root_infos()) || stopped {
+                break;
+            }
+        }
+        self.root = Some(RootPosition {
+            board: game.board().clone(),
+            to_move: color,
+            moves: game.moves().to_vec(),
+        });
+    }
+
+    /// The visited root moves, most visited first.
+    fn root_infos(&self) -> Vec<MoveInfo> {
+        let children: Vec<(NodeId, Stats)> = self
+            .tree
+            .children(ROOT)
+            .map(|id| (id, self.tree.stats(id)))
+            .collect();
+        let prior_of = |s: &Stats| s.prior_wins as f32 / (2 * s.prior_visits.max(1)) as f32;
+        let prior_sum: f32 = children.iter().map(|(_, s)| prior_of(s)).sum();
+        let mut infos: Vec<(u32, MoveInfo)> = children
+            .iter()
+            .filter(|(_, s)| s.visits > 0)
+            .map(|&(id, s)| {
+                let winrate = s.real_win_rate().unwrap_or(0.0);
+                let spread = (winrate * (1.0 - winrate) / s.visits as f32).sqrt();
+                let info = MoveInfo {
+                    mv: move_of(s),
+                    visits: s.visits,
+                    winrate,
+                    prior: prior_of(&s) / prior_sum.max(f32::EPSILON),
+                    lcb: (winrate - 1.96 * spread).max(0.0),
+                    order: 0,
+                    pv: self.principal_variation(id),
+                };
+                (s.wins, info)
+            })
+            .collect();
+        infos.sort_by(|(wa, a), (wb, b)| b.visits.cmp(&a.visits).then(wb.cmp(wa)));
+        infos
+            .into_iter()
+            .enumerate()
+            .map(|(order, (_, info))| MoveInfo { order, ..info })
+            .collect()
+    }
+
+    /// The line from `node` down its most visited children.
+    fn principal_variation(&self, node: NodeId) -> Vec<Move> {
+        let mut pv = vec![move_of(self.tree.stats(node))];
+        let mut at = node;
+        while pv.len() < MAX_PV {
+            let Some(next) = self
+                .tree
+                .children(at)
+                .map(|id| (id, self.tree.stats(id)))
+                .filter(|(_, s)| s.visits >= PV_MIN_VISITS)
+                .max_by_key(|(_, s)| s.visits)
+            else {
+                break;
+            };
+            pv.push(move_of(next.1));
+            at = next.0;
+        }
+        pv
+    }
+}
+
+/// The move of a node.
+fn move_of(s: Stats) -> Move {
+    search::point_of(s.mv).map_or(Move::Pass, Move::Play)
+}

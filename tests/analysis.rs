@@ -1,0 +1,133 @@
+//! `lz-analyze` and `kata-analyze` over a real pipe: `=`, report lines until the next input
+//! line (a command or a bare newline), the blank line, then that command's answer.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Reads one line without its newline.
+fn line(out: &mut BufReader<ChildStdout>) -> String {
+    let mut text = String::new();
+    out.read_line(&mut text).expect("read stdout");
+    assert!(!text.is_empty(), "tengen closed stdout");
+    text.trim_end_matches(['\n', '\r']).to_string()
+}
+
+/// The `(move, visits, winrate)` triples of a report line.
+fn infos(report: &str) -> Vec<(String, u64, f64)> {
+    report
+        .split("info ")
+        .filter(|part| !part.trim().is_empty())
+        .map(|part| {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            let value = |key: &str| {
+                let at = words.iter().position(|w| *w == key).expect(key);
+                words[at + 1].to_string()
+            };
+            (
+                value("move"),
+                value("visits").parse().unwrap(),
+                value("winrate").parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn analysis_streams_until_any_input_line() {
+    let mut child = Command::new(common::tengen_path())
+        .args(["gtp", "--level", "medium"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start tengen");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = move |text: &str| {
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    send("boardsize 9\nplay b E5\n");
+    for _ in 0..4 {
+        line(&mut out);
+    }
+    for (command, stopper, integer_rates) in [
+        ("7 lz-analyze W 10", "\n", true),
+        (
+            "kata-analyze interval 10 maxmoves 4",
+            "8 protocol_version\n",
+            false,
+        ),
+    ] {
+        send(&format!("{command}\n"));
+        let head = line(&mut out);
+        assert_eq!(head, if integer_rates { "=7" } else { "=" });
+        // Three reports, each a line of `info move …`, the most visited first.
+        for _ in 0..3 {
+            let report = line(&mut out);
+            let moves = infos(&report);
+            assert!(!moves.is_empty(), "{report}");
+            assert!(moves.iter().all(|(mv, _, _)| mv != "E5"), "{report}");
+            assert!(moves.windows(2).all(|w| w[0].1 >= w[1].1), "{report}");
+            for (_, _, rate) in &moves {
+                if integer_rates {
+                    assert!(rate.fract() == 0.0 && *rate <= 10_000.0, "{report}");
+                } else {
+                    assert!((0.0..=1.0).contains(rate), "{report}");
+                }
+            }
+            if !integer_rates {
+                assert!(moves.len() <= 4, "{report}");
+            }
+        }
+        let stopped = Instant::now();
+        send(stopper);
+        // Reports may still arrive until the stop is seen; then the blank line ends the stream.
+        loop {
+            let text = line(&mut out);
+            if text.is_empty() {
+                break;
+            }
+            assert!(text.starts_with("info move"), "{text}");
+        }
+        eprintln!(
+            "{command}: stream ended {:?} after the stopping line",
+            stopped.elapsed()
+        );
+        if stopper != "\n" {
+            assert_eq!(line(&mut out), "=8 2");
+            assert_eq!(line(&mut out), "");
+        }
+    }
+    // A bad argument is an ordinary error, and the session goes on.
+    send("lz-analyze b 10 frobnicate\nname\n");
+    assert_eq!(line(&mut out), "? syntax error");
+    assert_eq!(line(&mut out), "");
+    assert_eq!(line(&mut out), "= tengen");
+    assert_eq!(line(&mut out), "");
+    // An analysis stopped at once by a line already on its way still ends properly.
+    send("lz-analyze b 100\nname\n");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    assert_eq!(line(&mut out), "=");
+    loop {
+        assert!(Instant::now() < deadline, "the analysis did not stop");
+        if line(&mut out).is_empty() {
+            break;
+        }
+    }
+    assert_eq!(line(&mut out), "= tengen");
+    drop(send);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn analysis_commands_are_listed() {
+    let mut engine = common::Gtp::tengen("medium");
+    let list = engine.ok("list_commands");
+    assert!(list.lines().any(|l| l == "lz-analyze"));
+    assert!(list.lines().any(|l| l == "kata-analyze"));
+    assert_eq!(engine.ok("known_command kata-analyze"), "true");
+}
