@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::protocol::GtpError;
 use crate::board::{Color, Move};
-use crate::player::mcts::MoveInfo;
+use crate::player::mcts::{Report, ScoreStats};
 
 /// The interval when none is given: 1 s.
 const DEFAULT_INTERVAL_CS: u64 = 100;
@@ -43,6 +43,10 @@ pub struct AnalyzeCommand {
     pub allow: Vec<(Color, Move)>,
     /// Never these moves for a colour.
     pub avoid: Vec<(Color, Move)>,
+    /// `kata-analyze … ownership true`: each point's expected owner after the move list.
+    pub ownership: bool,
+    /// `kata-analyze … rootInfo true`: the position's own statistics.
+    pub root_info: bool,
 }
 
 /// Whether `name` is an analysis command that streams until the next input line.
@@ -64,6 +68,8 @@ pub fn parse(name: &str, args: &[String], size: usize) -> Result<AnalyzeCommand,
         max_moves: None,
         allow: Vec::new(),
         avoid: Vec::new(),
+        ownership: false,
+        root_info: false,
     };
     let mut words = args.iter().map(String::as_str).peekable();
     if let Some(color) = words.peek().and_then(|w| w.parse::<Color>().ok()) {
@@ -102,9 +108,15 @@ pub fn parse(name: &str, args: &[String], size: usize) -> Result<AnalyzeCommand,
             | "pvEdgeVisits"
                 if dialect == Dialect::Kata =>
             {
-                match words.next() {
-                    Some("true" | "false") => {}
+                let on = match words.next() {
+                    Some("true") => true,
+                    Some("false") => false,
                     _ => return Err(GtpError::Syntax),
+                };
+                match key {
+                    "ownership" => command.ownership = on,
+                    "rootInfo" => command.root_info = on,
+                    _ => {}
                 }
             }
             _ => return Err(GtpError::Syntax),
@@ -135,9 +147,11 @@ impl AnalyzeCommand {
         (of(&self.allow), of(&self.avoid))
     }
 
-    /// One report: every move's `info move …` on one line; `None` when there is nothing to say
-    /// (an empty line would end the response).
-    pub fn format(&self, infos: &[MoveInfo], size: usize) -> Option<String> {
+    /// One report: every move's `info move …` on one line (then `rootInfo …` and
+    /// `ownership …` when asked for); `None` when there is nothing to say (an empty line would
+    /// end the response).
+    pub fn format(&self, report: &Report, size: usize) -> Option<String> {
+        let infos = &report.moves;
         let shown = self.max_moves.unwrap_or(usize::MAX).min(infos.len());
         if shown == 0 {
             return None;
@@ -164,9 +178,10 @@ impl AnalyzeCommand {
                 ),
                 Dialect::Kata => write!(
                     line,
-                    "utility {:.6} winrate {:.6} prior {:.6} lcb {:.6}",
+                    "utility {:.6} winrate {:.6}{} prior {:.6} lcb {:.6}",
                     2.0 * info.winrate - 1.0,
                     info.winrate,
+                    scores(info.score),
                     info.prior,
                     info.lcb
                 ),
@@ -176,8 +191,37 @@ impl AnalyzeCommand {
                 let _ = write!(line, " {}", vertex(mv));
             }
         }
+        if self.dialect == Dialect::Kata {
+            let root = &report.root;
+            if self.root_info {
+                let _ = write!(
+                    line,
+                    " rootInfo visits {} utility {:.6} winrate {:.6}{}",
+                    root.visits,
+                    2.0 * root.winrate - 1.0,
+                    root.winrate,
+                    scores(root.score)
+                );
+            }
+            if let Some(ownership) = report.ownership.as_ref().filter(|_| self.ownership) {
+                line.push_str(" ownership");
+                for owner in ownership {
+                    let _ = write!(line, " {owner:.4}");
+                }
+            }
+        }
         Some(line)
     }
+}
+
+/// ` scoreMean M scoreStdev S scoreLead M` for a known score, else nothing.
+fn scores(score: Option<ScoreStats>) -> String {
+    score.map_or(String::new(), |s| {
+        format!(
+            " scoreMean {:.4} scoreStdev {:.4} scoreLead {:.4}",
+            s.mean, s.stdev, s.mean
+        )
+    })
 }
 
 /// A rate as Leela Zero writes it.
@@ -188,6 +232,7 @@ fn ten_thousandths(rate: f32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::player::mcts::{MoveInfo, RootInfo};
 
     fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(String::from).collect()
@@ -238,6 +283,10 @@ mod tests {
             lcb: 0.464,
             order: 0,
             pv: vec![Move::parse("D4", 19).unwrap(), Move::Pass],
+            score: Some(ScoreStats {
+                mean: 1.5,
+                stdev: 10.0,
+            }),
         };
         let second = MoveInfo {
             mv: Move::parse("Q16", 19).unwrap(),
@@ -245,16 +294,50 @@ mod tests {
             pv: vec![Move::parse("Q16", 19).unwrap()],
             ..info.clone()
         };
+        let report = |moves: Vec<MoveInfo>| Report {
+            moves,
+            root: RootInfo {
+                visits: 1672,
+                winrate: 0.4656,
+                score: None,
+            },
+            ownership: Some(vec![0.5; 361]),
+        };
+        let lz = parse("lz-analyze", &args("b 50 ownership"), 19);
+        assert!(lz.is_err(), "lz-analyze has no ownership");
         let lz = parse("lz-analyze", &args("b 50"), 19).unwrap();
         assert_eq!(
-            lz.format(&[info.clone(), second.clone()], 19).unwrap(),
+            lz.format(&report(vec![info.clone(), second.clone()]), 19)
+                .unwrap(),
             "info move D4 visits 836 winrate 4656 prior 839 lcb 4640 order 0 pv D4 PASS \
              info move Q16 visits 836 winrate 4656 prior 839 lcb 4640 order 1 pv Q16"
         );
         let kata = parse("kata-analyze", &args("b 50 maxmoves 1"), 19).unwrap();
-        let line = kata.format(&[info, second], 19).unwrap();
-        assert!(line.starts_with("info move D4 visits 836 utility -0.068800 winrate 0.465600"));
-        assert!(!line.contains("Q16"));
-        assert_eq!(kata.format(&[], 19), None);
+        let line = kata
+            .format(&report(vec![info.clone(), second.clone()]), 19)
+            .unwrap();
+        assert!(
+            line.starts_with(
+                "info move D4 visits 836 utility -0.068800 winrate 0.465600 \
+                 scoreMean 1.5000 scoreStdev 10.0000 scoreLead 1.5000 prior"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("Q16") && !line.contains("ownership"));
+        let full = parse(
+            "kata-analyze",
+            &args("b 50 rootInfo true ownership true"),
+            19,
+        )
+        .unwrap();
+        let line = full.format(&report(vec![info]), 19).unwrap();
+        assert!(
+            line.contains(
+                " rootInfo visits 1672 utility -0.068800 winrate 0.465600 ownership 0.5000"
+            ),
+            "{line}"
+        );
+        assert_eq!(line.matches(" 0.5000").count(), 361);
+        assert_eq!(kata.format(&report(vec![]), 19), None);
     }
 }

@@ -161,13 +161,14 @@ impl Engine {
             allow,
             avoid,
             stop,
+            ownership: analysis.ownership,
         };
         let size = self.game.size();
         let analyst = self
             .analyst
             .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()));
-        analyst.analyze(&self.game, &request, |infos| {
-            analysis.format(infos, size).is_none_or(|line| out(&line))
+        analyst.analyze(&self.game, &request, |report| {
+            analysis.format(report, size).is_none_or(|line| out(&line))
         });
     }
 

@@ -5,10 +5,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use super::root_tally::{RootTally, ScoreStats};
 use super::search::{self, Problem};
 use super::tree::{NodeId, ROOT, Stats};
 use super::{MctsPlayer, Move, RootPosition};
-use crate::board::Color;
+use crate::board::{Color, Point};
 use crate::game::Game;
 use crate::player::Limits;
 
@@ -30,6 +31,31 @@ pub struct AnalysisRequest {
     pub avoid: Vec<Move>,
     /// Set from outside to end the analysis.
     pub stop: Arc<AtomicBool>,
+    /// Report who owns each point at the end of the playouts.
+    pub ownership: bool,
+}
+
+/// One report of an analysis.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The visited root moves, most visited first.
+    pub moves: Vec<MoveInfo>,
+    /// The root position as a whole.
+    pub root: RootInfo,
+    /// Per point, row by row from the top left: how much it belongs to the player analysed,
+    /// from -1 to 1 (when asked for).
+    pub ownership: Option<Vec<f32>>,
+}
+
+/// The root position as an analysis sees it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RootInfo {
+    /// Playouts so far.
+    pub visits: u64,
+    /// The win rate of the player analysed.
+    pub winrate: f32,
+    /// That player's expected margin (komi included), if known.
+    pub score: Option<ScoreStats>,
 }
 
 /// One root move as an analysis reports it.
@@ -49,6 +75,8 @@ pub struct MoveInfo {
     pub order: usize,
     /// The most visited line that starts with it.
     pub pv: Vec<Move>,
+    /// The final margin of the player analysed after this move (komi included).
+    pub score: Option<ScoreStats>,
 }
 
 impl MctsPlayer {
@@ -59,7 +87,7 @@ impl MctsPlayer {
         &mut self,
         game: &Game,
         request: &AnalysisRequest,
-        mut report: impl FnMut(&[MoveInfo]) -> bool,
+        mut report: impl FnMut(&Report) -> bool,
     ) {
         let color = request.color;
         let last = match game.moves().last() {
@@ -73,9 +101,9 @@ impl MctsPlayer {
                 && !request.avoid.contains(&mv)
         });
         if root_children.is_empty() {
-            report(&[]);
             return;
         }
+        let tally = RootTally::default();
         // The tree must be this exact root set: a reused tree may have other children.
         self.tree.clear();
         self.root = None;
@@ -97,10 +125,11 @@ impl MctsPlayer {
                 limits: &limits,
                 seed: self.seed,
                 early_stop: false,
+                tally: Some(&tally),
             };
             search::run(&self.tree, &problem, &self.params);
             let stopped = request.stop.load(Ordering::Relaxed);
-            if !report(&self.root_infos()) || stopped {
+            if !report(&self.report(game, request, &tally)) || stopped {
                 break;
             }
         }
@@ -109,6 +138,52 @@ impl MctsPlayer {
             to_move: color,
             moves: game.moves().to_vec(),
         });
+    }
+
+    /// Where the analysis stands.
+    fn report(&self, game: &Game, request: &AnalysisRequest, tally: &RootTally) -> Report {
+        let color = request.color;
+        let for_color = |s: ScoreStats| ScoreStats {
+            mean: if color == Color::Black {
+                s.mean
+            } else {
+                -s.mean
+            },
+            ..s
+        };
+        let mut moves = self.root_infos();
+        for info in &mut moves {
+            info.score = tally.after(search::node_move(info.mv)).map(for_color);
+        }
+        let root = self.tree.stats(ROOT);
+        let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
+        let winrate = if visits == 0 {
+            0.5
+        } else {
+            moves
+                .iter()
+                .map(|m| m.winrate * m.visits as f32)
+                .sum::<f32>()
+                / visits as f32
+        };
+        let ownership = request.ownership.then(|| {
+            let size = game.size();
+            let sign = if color == Color::Black { 1.0 } else { -1.0 };
+            (0..size)
+                .rev()
+                .flat_map(|row| (0..size).map(move |col| Point::new(size, col, row)))
+                .map(|p| sign * tally.ownership(p))
+                .collect()
+        });
+        Report {
+            moves,
+            root: RootInfo {
+                visits: u64::from(root.visits).max(visits),
+                winrate,
+                score: tally.overall().map(for_color),
+            },
+            ownership,
+        }
     }
 
     /// The visited root moves, most visited first.
@@ -134,6 +209,7 @@ impl MctsPlayer {
                     lcb: (winrate - 1.96 * spread).max(0.0),
                     order: 0,
                     pv: self.principal_variation(id),
+                    score: None,
                 };
                 (s.wins, info)
             })

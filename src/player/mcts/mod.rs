@@ -5,6 +5,7 @@ mod analysis;
 mod ladder;
 pub mod policy;
 mod priors;
+mod root_tally;
 mod search;
 mod shapes;
 mod tree;
@@ -18,8 +19,9 @@ use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
-pub use analysis::{AnalysisRequest, MoveInfo};
+pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo};
 pub use ladder::Scratch;
+pub use root_tally::ScoreStats;
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
@@ -267,6 +269,7 @@ impl Player for MctsPlayer {
             limits,
             seed: self.seed,
             early_stop: true,
+            tally: None,
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);

@@ -15,6 +15,7 @@ use crate::player::Limits;
 use super::ladder::Scratch;
 use super::policy;
 use super::priors;
+use super::root_tally::RootTally;
 use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
 
 /// How the search weighs what it knows.
@@ -62,6 +63,8 @@ pub struct Problem<'a> {
     /// Stop once the most visited root move can no longer be overtaken (a genmove); an
     /// analysis wants every move's statistics to keep growing instead.
     pub early_stop: bool,
+    /// Where to add every playout's score and final ownership (analyses only).
+    pub tally: Option<&'a RootTally>,
 }
 
 /// Shared state of one search.
@@ -257,6 +260,9 @@ impl<'a> Worker<'a> {
             },
         );
         let margin = outcome.area_difference - problem.komi;
+        if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
+            tally.record(tree.mv(first), margin, &self.board);
+        }
         let black: HalfWins = if margin > 0.0 {
             2
         } else if margin < 0.0 {
