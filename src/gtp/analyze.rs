@@ -302,6 +302,7 @@ mod tests {
                 score: None,
             },
             ownership: Some(vec![0.5; 361]),
+            last: false,
         };
         let lz = parse("lz-analyze", &args("b 50 ownership"), 19);
         assert!(lz.is_err(), "lz-analyze has no ownership");

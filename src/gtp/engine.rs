@@ -162,6 +162,8 @@ impl Engine {
             avoid,
             stop,
             ownership: analysis.ownership,
+            max_playouts: None,
+            deadline: None,
         };
         let size = self.game.size();
         let analyst = self

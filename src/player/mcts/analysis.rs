@@ -33,6 +33,10 @@ pub struct AnalysisRequest {
     pub stop: Arc<AtomicBool>,
     /// Report who owns each point at the end of the playouts.
     pub ownership: bool,
+    /// Stop after this many playouts.
+    pub max_playouts: Option<u64>,
+    /// Stop at this moment.
+    pub deadline: Option<Instant>,
 }
 
 /// One report of an analysis.
@@ -45,6 +49,8 @@ pub struct Report {
     /// Per point, row by row from the top left: how much it belongs to the player analysed,
     /// from -1 to 1 (when asked for).
     pub ownership: Option<Vec<f32>>,
+    /// Whether this is the analysis's last report.
+    pub last: bool,
 }
 
 /// The root position as an analysis sees it.
@@ -107,10 +113,15 @@ impl MctsPlayer {
         // The tree must be this exact root set: a reused tree may have other children.
         self.tree.clear();
         self.root = None;
+        let mut done = 0u64;
         loop {
             self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let left = request
+                .max_playouts
+                .map_or(u64::MAX, |m| m.saturating_sub(done));
+            let chunk_end = Instant::now() + request.interval;
             let limits = Limits {
-                deadline: Some(Instant::now() + request.interval),
+                deadline: Some(request.deadline.map_or(chunk_end, |d| d.min(chunk_end))),
                 stop: Some(Arc::clone(&request.stop)),
                 may_resign: false,
                 clock: None,
@@ -121,15 +132,19 @@ impl MctsPlayer {
                 last,
                 komi: game.rules().komi as f32,
                 root_children: &root_children,
-                max_playouts: u64::MAX,
+                max_playouts: left,
                 limits: &limits,
                 seed: self.seed,
                 early_stop: false,
                 tally: Some(&tally),
             };
-            search::run(&self.tree, &problem, &self.params);
-            let stopped = request.stop.load(Ordering::Relaxed);
-            if !report(&self.report(game, request, &tally)) || stopped {
+            done += search::run(&self.tree, &problem, &self.params);
+            let last = request.stop.load(Ordering::Relaxed)
+                || request.max_playouts.is_some_and(|m| done >= m)
+                || request.deadline.is_some_and(|d| Instant::now() >= d);
+            let mut state = self.report(game, request, &tally);
+            state.last = last;
+            if !report(&state) || last {
                 break;
             }
         }
@@ -183,6 +198,7 @@ impl MctsPlayer {
                 score: tally.overall().map(for_color),
             },
             ownership,
+            last: false,
         }
     }
 
@@ -241,6 +257,26 @@ impl MctsPlayer {
         }
         pv
     }
+}
+
+/// The prior of every move `color` may play in `game` (the pass included), normalised to sum
+/// to 1: the knowledge the search starts from.
+pub fn move_priors(game: &Game, color: Color) -> Vec<(Move, f32)> {
+    let last = match game.moves().last() {
+        Some(&(c, Move::Play(p))) if c != color => Some(p),
+        _ => None,
+    };
+    let children = MctsPlayer::root_children(game, color, last);
+    let strength =
+        |c: &super::tree::NewChild| c.prior_wins as f32 / (2 * c.prior_visits.max(1)) as f32;
+    let total: f32 = children.iter().map(strength).sum::<f32>().max(f32::EPSILON);
+    children
+        .iter()
+        .map(|c| {
+            let mv = search::point_of(c.mv).map_or(Move::Pass, Move::Play);
+            (mv, strength(c) / total)
+        })
+        .collect()
 }
 
 /// The move of a node.

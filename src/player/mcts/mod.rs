@@ -19,7 +19,7 @@ use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
-pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo};
+pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
 pub use root_tally::ScoreStats;
 use search::{Params, Problem};
