@@ -489,7 +489,21 @@ mod tests {
         .unwrap();
         assert!(matches!(
             ok.level("expert").unwrap(),
-            LevelConfig::External { .. }
+            LevelConfig::External {
+                avoid_early_pass: None,
+                ..
+            }
+        ));
+        let off = parse(&format!(
+            "{engine}[levels.x]\nplayer = \"external\"\nengine = \"k\"\navoid_early_pass = false\n"
+        ))
+        .unwrap();
+        assert!(matches!(
+            off.level("x").unwrap(),
+            LevelConfig::External {
+                avoid_early_pass: Some(false),
+                ..
+            }
         ));
         let error = |text: &str| parse(text).unwrap_err().to_string();
         let e = error("[levels.x]\nplayer = \"external\"\nengine = \"nope\"\n");
