@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use common::Gtp;
 use tengen::board::{Color, Move};
 use tengen::game::{Game, Rules};
+use tengen::gtp::client::Client;
+use tengen::player::external::early_pass::Analysis;
 
 /// The KataGo command line from `TENGEN_KATAGO`, or `None` (and a note) when unset.
 fn katago() -> Option<Vec<String>> {
@@ -32,7 +34,7 @@ struct Files {
 }
 
 /// Writes an engines.toml whose `expert` level runs `katago` through a shell script that
-/// records its pid, and whose `plain` level is the same without `avoid_early_pass`.
+/// records its pid.
 fn files(name: &str, katago: &[String]) -> Files {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
     let pid = dir.join(format!("{name}.pid"));
@@ -51,9 +53,7 @@ fn files(name: &str, katago: &[String]) -> Files {
     let text = format!(
         "[engines.katago]\ncommand = [\"sh\", {args}]\n\
          [levels.expert]\nplayer = \"external\"\nengine = \"katago\"\nfallback = [\"medium\"]\n\
-         move_timeout_ms = 30000\n\
-         [levels.plain]\nplayer = \"external\"\nengine = \"katago\"\nfallback = [\"medium\"]\n\
-         move_timeout_ms = 30000\navoid_early_pass = false\n",
+         move_timeout_ms = 30000\n",
         args = args.join(", ")
     );
     let config = dir.join(format!("{name}.toml"));
@@ -194,41 +194,71 @@ fn the_fallback_plays_when_katago_is_killed_mid_game() {
     assert!(log.contains("fallback plays"), "{log}");
 }
 
+/// Walls on D and F with E5 the last dame, Black to pass next; the moves as GTP `play`s.
+fn dame_position() -> Vec<(Color, String)> {
+    let mut moves = Vec::new();
+    for row in 1..=9 {
+        moves.push((Color::Black, format!("D{row}")));
+        moves.push((Color::White, format!("F{row}")));
+    }
+    for row in 1..=4 {
+        moves.push((Color::Black, format!("E{row}")));
+        moves.push((Color::White, format!("E{}", row + 5)));
+    }
+    moves.push((Color::Black, "pass".to_string()));
+    moves
+}
+
 #[test]
-fn katago_fills_the_dame_instead_of_passing_after_a_pass() {
+fn katago_fills_the_dame_after_a_pass() {
     let Some(katago) = katago() else { return };
     let files = files("katago-dame", &katago);
-    // Walls on D and F: column E is dame, the rest is settled; Black has just passed.
-    let setup = |engine: &mut Gtp| {
-        engine.ok("boardsize 9");
-        engine.ok("clear_board");
-        engine.ok("komi 0");
-        engine.ok("kgs-rules japanese");
-        let mut game = Game::new(9, Rules::japanese(0.0));
-        for row in 1..=9 {
-            play(engine, &mut game, Color::Black, &format!("D{row}"));
-            play(engine, &mut game, Color::White, &format!("F{row}"));
-        }
-        engine.ok("play b pass");
-        game.play(Color::Black, Move::Pass).unwrap();
-        game
-    };
-    let mut engine = tengen(&files, "plain");
-    setup(&mut engine);
-    let plain = engine.ok("genmove w");
-    assert_eq!(engine.quit(), Some(0));
     let mut engine = tengen(&files, "expert");
-    let game = setup(&mut engine);
-    let answer = engine.ok("genmove w");
-    assert_eq!(engine.quit(), Some(0));
-    let log = log_of(&files);
-    let mv = Move::parse(&answer, 9).unwrap_or_else(|_| panic!("not a move: {answer}"));
-    assert!(game.legality(Color::White, mv).is_ok(), "{answer}");
-    assert!(
-        answer.starts_with('E'),
-        "not a dame: {answer} (KataGo alone: {plain})\n{log}"
-    );
-    if plain == "PASS" {
-        assert!(log.contains("asking again"), "{log}");
+    engine.ok("boardsize 9");
+    engine.ok("clear_board");
+    engine.ok("komi 0");
+    engine.ok("kgs-rules japanese");
+    let mut game = Game::new(9, Rules::japanese(0.0));
+    for (c, vertex) in dame_position() {
+        play(&mut engine, &mut game, c, &vertex);
     }
+    assert_eq!(engine.ok("genmove w"), "E5", "{}", log_of(&files));
+    assert_eq!(engine.quit(), Some(0));
+}
+
+#[test]
+fn katago_answers_the_retry_of_avoid_early_pass_as_tengen_reads_it() {
+    let Some(katago) = katago() else { return };
+    let mut client = Client::spawn_argv(&katago, "katago").expect("start KataGo");
+    let timeout = Some(Duration::from_secs(60));
+    let mut game = Game::new(9, Rules::japanese(0.0));
+    for command in ["boardsize 9", "clear_board", "komi 0", "kgs-rules japanese"] {
+        client.send(command, timeout).expect(command);
+    }
+    for (c, vertex) in dame_position() {
+        let word = if c == Color::Black { "b" } else { "w" };
+        client
+            .send(&format!("play {word} {vertex}"), timeout)
+            .expect("play");
+        game.play(c, Move::parse(&vertex, 9).unwrap()).unwrap();
+    }
+    // What tengen sends after taking back KataGo's pass.
+    let text = client
+        .send("kata-genmove_analyze white 10 avoid white pass 1", timeout)
+        .expect("kata-genmove_analyze");
+    let analysis = Analysis::parse(&text, 9);
+    assert!(!analysis.candidates.is_empty(), "{text}");
+    assert!(
+        analysis
+            .candidates
+            .iter()
+            .all(|c| c.mv != Move::Pass && c.visits > 0),
+        "{text}"
+    );
+    assert_eq!(
+        analysis.best_non_pass(&game, Color::White),
+        Some(Move::parse("E5", 9).unwrap()),
+        "{text}"
+    );
+    client.quit();
 }
