@@ -7,6 +7,12 @@
 //! one is started in the background; after [`MAX_RESTARTS`] restarts in one game it is left
 //! alone until the next game. A child that cannot be started at all is tried again at the
 //! next game.
+//!
+//! With `avoid_early_pass`, a pass that answers the opponent's pass while dame or ataris are
+//! left is taken back and the child is asked once more, for its analysed candidates
+//! (see [`early_pass`]).
+
+pub mod early_pass;
 
 use std::collections::HashSet;
 use std::fmt;
@@ -136,6 +142,8 @@ pub struct ExternalEngine {
     restarts: u32,
     /// The last child's `name version`, for `version`.
     describe: Option<String>,
+    /// Whether a pass that would end the game too early is reconsidered.
+    avoid_early_pass: bool,
 }
 
 impl ExternalEngine {
@@ -149,7 +157,18 @@ impl ExternalEngine {
             state: State::Idle,
             restarts: 0,
             describe: None,
+            avoid_early_pass: true,
         }
+    }
+
+    /// This engine with `avoid_early_pass` on or off (on by default): when the opponent has
+    /// just passed and the child passes too while tengen's scorer sees dame or a living
+    /// string in atari, the child's pass is taken back and its best non-pass candidate from
+    /// `kata-genmove_analyze` or `lz-genmove_analyze` is played (one retry per move; a child
+    /// with neither command keeps its pass).
+    pub fn with_avoid_early_pass(mut self, on: bool) -> ExternalEngine {
+        self.avoid_early_pass = on;
+        self
     }
 
     /// The engine's name in the config.
@@ -183,8 +202,16 @@ impl ExternalEngine {
                 self.state = State::Idle;
             }
         }
+        let avoid_early_pass = self.avoid_early_pass;
         let child = self.ready_child(deadline)?;
-        let result = ask(child, game, color, deadline, limits);
+        let result = ask(child, game, color, deadline, limits).and_then(|answer| {
+            let opponent_passed = game.moves().last() == Some(&(color.opponent(), Move::Pass));
+            if avoid_early_pass && opponent_passed && answer == Answer::Move(Move::Pass) {
+                reconsider_pass(child, game, color, deadline)
+            } else {
+                Ok(answer)
+            }
+        });
         match &result {
             Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
             Err(_) => {
@@ -340,6 +367,67 @@ fn ask(
         ))
     })?;
     Ok(Answer::Move(mv))
+}
+
+/// The child passed after the opponent's pass: unless the game is settled or the child has no
+/// analysis command, takes its pass back and asks once more for its candidates, and answers
+/// the best legal non-pass one (a pass when there is none).
+fn reconsider_pass(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    deadline: Instant,
+) -> Result<Answer, ExternalError> {
+    let pass = Ok(Answer::Move(Move::Pass));
+    let Some(command) = ["kata-genmove_analyze", "lz-genmove_analyze"]
+        .into_iter()
+        .find(|c| child.commands.contains(*c))
+    else {
+        return pass;
+    };
+    let open = early_pass::open_points(game, color);
+    if open.is_empty() {
+        return pass;
+    }
+    let size = game.size();
+    info!(
+        "{}: passed with {} point(s) still open ({}); asking again",
+        child.client.label(),
+        open.len(),
+        open.iter()
+            .take(5)
+            .map(|p| p.to_vertex(size))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    // The child has played its pass: syncing with `game` takes it back.
+    sync(child, game).map_err(failure)?;
+    let word = color_word(color);
+    // KataGo can leave pass out of the search altogether.
+    let avoid = if command.starts_with("kata-") {
+        format!(" avoid {word} pass 1")
+    } else {
+        String::new()
+    };
+    let budget = deadline.saturating_duration_since(Instant::now());
+    let request = format!("{command} {word} {}{avoid}", early_pass::REPORT_INTERVAL_CS);
+    let text = match child.client.send(&request, Some(budget)) {
+        Ok(text) => text,
+        Err(ClientError::Refused(why)) => {
+            debug!("`{request}` refused: {why}; keeping the pass");
+            return pass;
+        }
+        Err(e) => return Err(failure(e)),
+    };
+    let analysis = early_pass::Analysis::parse(&text, size);
+    match (&mut child.mirror, analysis.played) {
+        (Some(mirror), Some(played)) => mirror.moves.push((color, played)),
+        // What it played is not known: reset it before the next move.
+        _ => child.mirror = None,
+    }
+    Ok(Answer::Move(
+        analysis.best_non_pass(game, color).unwrap_or(Move::Pass),
+    ))
 }
 
 /// Tells the child the rules when they changed: `kata-set-rules` or `kgs-rules`, whichever it
@@ -507,6 +595,115 @@ mod tests {
             log.display()
         );
         vec!["sh".into(), "-c".into(), script]
+    }
+
+    /// Like [`logging_engine`], listing `kata-genmove_analyze` when `analyze`, which reports
+    /// pass first and E5, D4 (occupied) and a garbled candidate after it, then plays pass.
+    fn analysing_engine(log: &std::path::Path, analyze: bool) -> Vec<String> {
+        let listed = if analyze {
+            "kata-genmove_analyze\\n"
+        } else {
+            ""
+        };
+        let script = format!(
+            "while read -r id cmd rest; do echo \"$cmd $rest\" >> {}; \
+             case $cmd in \
+               list_commands) printf '=%s genmove\\n{listed}undo\\n\\n' $id ;; \
+               genmove) printf '=%s pass\\n\\n' $id ;; \
+               kata-genmove_analyze) printf '=%s\\ninfo move pass visits 9 pv pass\\n\
+info move pass visits 30 order 0 pv pass info move D4 visits 5 order 1 pv D4 \
+info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n\\n' $id ;; \
+               *) printf '=%s\\n\\n' $id ;; \
+             esac; done",
+            log.display()
+        );
+        vec!["sh".into(), "-c".into(), script]
+    }
+
+    /// A 9x9 game with a dame at E5 (or none when `filled`), where Black has just passed.
+    fn game_after_black_passed(filled: bool) -> Game {
+        let e5 = if filled { 'X' } else { '.' };
+        let row5 = format!("...X{e5}O...");
+        let mut game = Game::from_rows(
+            &[
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                &row5,
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                "...XO....",
+            ],
+            Rules::default(),
+        );
+        game.play(Color::Black, Move::Pass).unwrap();
+        game
+    }
+
+    /// White's answer after Black's pass and the commands the child was sent.
+    fn answer_to_pass(analyze: bool, filled: bool, avoid: bool) -> (Answer, Vec<String>) {
+        let log = std::env::temp_dir().join(format!(
+            "tengen-early-pass-{}-{analyze}-{filled}-{avoid}.log",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&log);
+        let mut engine = ExternalEngine::new(
+            "analyser",
+            Some(analysing_engine(&log, analyze)),
+            Duration::from_secs(20),
+        )
+        .with_avoid_early_pass(avoid);
+        let game = game_after_black_passed(filled);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let answer = engine
+            .genmove(&game, Color::White, deadline, &Limits::default())
+            .unwrap();
+        let sent = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        (answer, sent.lines().map(|l| l.trim().to_string()).collect())
+    }
+
+    #[test]
+    fn an_early_pass_is_taken_back_and_the_best_candidate_played() {
+        let (answer, sent) = answer_to_pass(true, false, true);
+        assert_eq!(
+            answer,
+            Answer::Move(Move::parse("E5", 9).unwrap()),
+            "{sent:?}"
+        );
+        let genmove = sent.iter().position(|l| l == "genmove white");
+        let undo = sent.iter().rposition(|l| l == "undo");
+        let analyze = sent
+            .iter()
+            .position(|l| l == "kata-genmove_analyze white 10 avoid white pass 1");
+        assert!(
+            genmove < undo && undo < analyze && genmove.is_some(),
+            "{sent:?}"
+        );
+    }
+
+    #[test]
+    fn a_pass_stands_when_settled_without_analysis_or_when_switched_off() {
+        for (analyze, filled, avoid) in [
+            (true, true, true),
+            (false, false, true),
+            (true, false, false),
+        ] {
+            let (answer, sent) = answer_to_pass(analyze, filled, avoid);
+            assert_eq!(
+                answer,
+                Answer::Move(Move::Pass),
+                "{analyze} {filled} {avoid}"
+            );
+            assert!(
+                !sent
+                    .iter()
+                    .any(|l| l.starts_with("kata-genmove_analyze") || l == "undo"),
+                "{sent:?}"
+            );
+        }
     }
 
     #[test]
