@@ -145,14 +145,27 @@ impl Engine {
         analyze::parse(&command.name, &command.args, self.game.size())
     }
 
-    /// Runs `analysis` on the current position until `stop` is set, handing each report line
-    /// to `out` (which returns false when the output has gone).
+    /// Runs the analysis `command` (parsed as `analysis`) on the current position until
+    /// `stop` is set, handing each report line to `out` (which returns false when the output
+    /// has gone). An external engine behind the level that lists the command streams it; else
+    /// tengen's own search does.
     pub fn analyze(
         &mut self,
+        command: &Command,
         analysis: &AnalyzeCommand,
         stop: Arc<AtomicBool>,
         out: &mut dyn FnMut(&str) -> bool,
     ) {
+        let line = std::iter::once(command.name.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if self
+            .player
+            .stream_analysis(&self.game, &command.name, &line, &stop, out)
+        {
+            return;
+        }
         let color = analysis.color.unwrap_or_else(|| self.game.to_move());
         let (allow, avoid) = analysis.moves_for(color);
         let request = AnalysisRequest {
@@ -178,10 +191,15 @@ impl Engine {
     /// after one interval, as a normal response.
     fn analysis_snapshot(&mut self, name: &str, args: &[String]) -> Result<String, GtpError> {
         let analysis = analyze::parse(name, args, self.game.size())?;
+        let command = Command {
+            id: None,
+            name: name.to_string(),
+            args: args.to_vec(),
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let mut text = String::new();
         let flag = Arc::clone(&stop);
-        self.analyze(&analysis, stop, &mut |line| {
+        self.analyze(&command, &analysis, stop, &mut |line| {
             text = line.to_string();
             flag.store(true, Ordering::Relaxed);
             false

@@ -112,6 +112,7 @@ fn stream(
     output.flush()?;
     let mut failed = None;
     engine.analyze(
+        command,
         &analysis,
         stop,
         &mut |line| match writeln!(output, "{line}").and_then(|()| output.flush()) {

@@ -16,6 +16,7 @@ pub mod early_pass;
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -33,6 +34,9 @@ pub const MAX_RESTARTS: u32 = 3;
 
 /// How long a child may take to start and answer its handshake (KataGo loads a net first).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a child may take to end an analysis stream once asked.
+const STREAM_END_GRACE: Duration = Duration::from_secs(5);
 
 /// Commands that set up or sync a position: quick for any engine.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(10);
@@ -223,6 +227,50 @@ impl ExternalEngine {
             Ok(_) => {}
         }
         result
+    }
+
+    /// Streams the analysis command `line` (named `name`, e.g. `kata-analyze b 50`) from the
+    /// child on `game`'s position, each line to `out`, until `stop` is set. False when no
+    /// running child lists `name`, or it refused before saying anything: then tengen's own
+    /// search answers.
+    pub fn stream_analysis(
+        &mut self,
+        game: &Game,
+        name: &str,
+        line: &str,
+        stop: &AtomicBool,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        let Ok(child) = self.ready_child(Instant::now()) else {
+            return false;
+        };
+        if !child.commands.contains(name) {
+            return false;
+        }
+        if let Err(e) = sync(child, game) {
+            warn!("{}: cannot sync for analysis: {e}", self.name);
+            self.restart();
+            return false;
+        }
+        let mut forwarded = false;
+        let result = child
+            .client
+            .send_streaming(line, stop, STREAM_END_GRACE, &mut |text| {
+                forwarded = true;
+                out(text)
+            });
+        match result {
+            Ok(()) => true,
+            Err(ClientError::Refused(why)) => {
+                debug!("{}: `{line}` refused: {why}", self.name);
+                forwarded
+            }
+            Err(e) => {
+                warn!("{}: analysis failed: {e}; restarting it", self.name);
+                self.restart();
+                forwarded
+            }
+        }
     }
 
     /// The running child, started (or waited for) within `deadline`.

@@ -1,6 +1,7 @@
 //! A level played by an external engine, with tengen's own players answering whenever the
 //! engine cannot: missing, still starting, slow, crashed, or answering nonsense.
 
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use log::{debug, warn};
@@ -67,5 +68,16 @@ impl Player for FallbackPlayer {
 
     fn describe(&self) -> Option<String> {
         self.external.describe().map(str::to_string)
+    }
+
+    fn stream_analysis(
+        &mut self,
+        game: &Game,
+        name: &str,
+        line: &str,
+        stop: &AtomicBool,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        self.external.stream_analysis(game, name, line, stop, out)
     }
 }

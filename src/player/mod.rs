@@ -24,6 +24,20 @@ pub trait Player: Send {
     fn describe(&self) -> Option<String> {
         None
     }
+
+    /// Streams the analysis command `line` (named `name`, e.g. `kata-analyze b 50`) from
+    /// another engine behind this player that lists it, each output line to `out`, until
+    /// `stop` is set; false when there is none (tengen's own search answers instead).
+    fn stream_analysis(
+        &mut self,
+        _game: &Game,
+        _name: &str,
+        _line: &str,
+        _stop: &AtomicBool,
+        _out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        false
+    }
 }
 
 /// A player's answer to `genmove`.
