@@ -131,3 +131,24 @@ fn analysis_commands_are_listed() {
     assert!(list.lines().any(|l| l == "kata-analyze"));
     assert_eq!(engine.ok("known_command kata-analyze"), "true");
 }
+
+#[test]
+fn genmove_analyze_plays_the_levels_move() {
+    let mut engine = common::Gtp::tengen("medium");
+    engine.ok("boardsize 9");
+    engine.send_raw("4 lz-genmove_analyze b 10\n");
+    assert_eq!(engine.read_line(), "=4");
+    let play = engine.read_line();
+    let vertex = play.strip_prefix("play ").expect("a play line");
+    assert_eq!(engine.read_line(), "");
+    // The move was played.
+    assert_eq!(
+        engine.send(&format!("play w {vertex}")),
+        Err("illegal move".into())
+    );
+    engine.send_raw("kata-genmove_analyze q\n");
+    assert_eq!(engine.read_line(), "? syntax error");
+    assert_eq!(engine.read_line(), "");
+    let list = engine.ok("list_commands");
+    assert!(list.lines().any(|l| l == "kata-genmove_analyze"));
+}

@@ -181,6 +181,15 @@ fn analysis_is_streamed_from_a_child_that_lists_it() {
     engine.send_raw("\n");
     assert_eq!(engine.read_line(), "");
     assert_eq!(engine.ok("name"), "tengen");
+    // genmove-analyze streams the child's lines, then its move, which tengen plays.
+    engine.send_raw("3 kata-genmove_analyze w 10\n");
+    assert_eq!(engine.read_line(), "=3");
+    assert!(engine.read_line().contains("fake-genmove"));
+    assert_eq!(engine.read_line(), "play PASS");
+    assert_eq!(engine.read_line(), "");
+    assert_eq!(engine.ok("undo"), "");
+    assert_eq!(engine.ok("undo"), "");
+    assert!(engine.send("undo").is_err(), "two moves were played");
     // A child without the command leaves the analysis to tengen's search.
     let mut own = tengen(&config, "garbage");
     own.ok("boardsize 9");

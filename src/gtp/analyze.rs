@@ -54,6 +54,22 @@ pub fn is_streaming(name: &str) -> bool {
     matches!(name, "lz-analyze" | "kata-analyze")
 }
 
+/// Whether `name` generates a move while streaming analysis (`lz-genmove_analyze`,
+/// `kata-genmove_analyze`): only `# interrupt` stops it early.
+pub fn is_genmove_analyze(name: &str) -> bool {
+    matches!(name, "lz-genmove_analyze" | "kata-genmove_analyze")
+}
+
+/// Parses a genmove-analyze command: the arguments of the matching analysis command.
+pub fn parse_genmove(name: &str, args: &[String], size: usize) -> Result<AnalyzeCommand, GtpError> {
+    let analysis = match name {
+        "lz-genmove_analyze" => "lz-analyze",
+        "kata-genmove_analyze" => "kata-analyze",
+        _ => return Err(GtpError::UnknownCommand),
+    };
+    parse(analysis, args, size)
+}
+
 /// Parses the arguments of `name` on a board of `size`.
 pub fn parse(name: &str, args: &[String], size: usize) -> Result<AnalyzeCommand, GtpError> {
     let dialect = match name {

@@ -225,13 +225,14 @@ impl Client {
     /// Sends a streaming command (`kata-analyze b 50`) and hands each line of its response to
     /// `on_line` as it arrives, until `stop` is set (or `on_line` returns false): then a bare
     /// newline asks the child to end the stream, and the rest of the response is read. Fails
-    /// when the child refuses the command, exits, or does not end the stream within `grace`
-    /// of being asked.
+    /// when the child refuses the command, exits, does not end the stream within `grace` of
+    /// being asked, or has not finished by `deadline`.
     pub fn send_streaming(
         &mut self,
         command: &str,
         stop: &AtomicBool,
         grace: Duration,
+        deadline: Option<Instant>,
         on_line: &mut dyn FnMut(&str) -> bool,
     ) -> Result<(), ClientError> {
         let id = self.next_id;
@@ -253,7 +254,9 @@ impl Client {
                     .map_err(|_| gone())?;
                 asked_to_end = Some(Instant::now());
             }
-            if asked_to_end.is_some_and(|at| at.elapsed() > grace) {
+            if asked_to_end.is_some_and(|at| at.elapsed() > grace)
+                || deadline.is_some_and(|d| Instant::now() > d)
+            {
                 return Err(ClientError::Timeout {
                     command: command.to_string(),
                     after: grace,

@@ -71,6 +71,12 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("kata-analyze", |e, a| {
         e.analysis_snapshot("kata-analyze", a)
     }),
+    ("lz-genmove_analyze", |e, a| {
+        e.genmove_analyze_snapshot("lz-genmove_analyze", a)
+    }),
+    ("kata-genmove_analyze", |e, a| {
+        e.genmove_analyze_snapshot("kata-genmove_analyze", a)
+    }),
 ];
 
 /// How a move-generating command treats its answer.
@@ -207,6 +213,40 @@ impl Engine {
         Ok(text)
     }
 
+    /// [`Engine::genmove_analyze`] for a command read at `received` (the move's clock starts
+    /// then), with the interrupt flag cleared afterwards.
+    pub fn genmove_analyze_received(
+        &mut self,
+        command: &Command,
+        received: Instant,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), GtpError> {
+        self.received = received;
+        let result = self.genmove_analyze(command, out);
+        self.interrupt.store(false, Ordering::Relaxed);
+        result
+    }
+
+    /// A genmove-analyze command run outside a stream (through [`Engine::execute`]): its
+    /// lines as one response.
+    fn genmove_analyze_snapshot(
+        &mut self,
+        name: &str,
+        args: &[String],
+    ) -> Result<String, GtpError> {
+        let command = Command {
+            id: None,
+            name: name.to_string(),
+            args: args.to_vec(),
+        };
+        let mut lines = Vec::new();
+        self.genmove_analyze(&command, &mut |line| {
+            lines.push(line.to_string());
+            true
+        })?;
+        Ok(lines.join("\n"))
+    }
+
     /// Whether `quit` was received.
     pub fn quit_requested(&self) -> bool {
         self.quit
@@ -288,6 +328,38 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
+        self.generate(color, mode, None)
+    }
+
+    /// `lz-genmove_analyze` / `kata-genmove_analyze`: the level's move for the colour the
+    /// command names, played, with the analysis lines of an external engine behind the level
+    /// that lists the command streamed to `out` on the way; ends with `play VERTEX` (or `play
+    /// resign`) through `out`. Only `# interrupt` stops it early, as for `genmove`.
+    pub fn genmove_analyze(
+        &mut self,
+        command: &Command,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), GtpError> {
+        let analysis = analyze::parse_genmove(&command.name, &command.args, self.game.size())?;
+        let color = analysis.color.unwrap_or_else(|| self.game.to_move());
+        let line = std::iter::once(command.name.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let vertex = self.generate(color, Mode::Play, Some((&command.name, &line, out)))?;
+        out(&format!("play {vertex}"));
+        Ok(())
+    }
+
+    /// The level's move for `color` (played unless `mode` is [`Mode::Suggest`]), its vertex
+    /// or `resign`; with `stream`, an external engine that lists that analysis command is
+    /// asked through it and its lines go to the stream's output.
+    fn generate(
+        &mut self,
+        color: Color,
+        mode: Mode,
+        stream: Option<(&str, &str, &mut dyn FnMut(&str) -> bool)>,
+    ) -> Result<String, GtpError> {
         let board = self.game.board();
         let empty = board.empty_count();
         let moves_left = (empty / 2).max(10) as u32;
@@ -302,7 +374,14 @@ impl Engine {
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
         };
-        let mut mv = match self.player.genmove(&self.game, color, &limits) {
+        let answer = match stream {
+            Some((name, line, out)) => self
+                .player
+                .genmove_streamed(&self.game, color, name, line, &limits, out),
+            None => None,
+        };
+        let answer = answer.unwrap_or_else(|| self.player.genmove(&self.game, color, &limits));
+        let mut mv = match answer {
             Answer::Move(mv) => mv,
             Answer::Resign => return Ok("resign".to_string()),
         };

@@ -69,6 +69,15 @@ pub fn serve(
                     }
                 }
                 busy.store(true, Ordering::SeqCst);
+                if analyze::is_genmove_analyze(&command.name) {
+                    let streamed = stream_move(&mut engine, &command, received, &mut output);
+                    busy.store(false, Ordering::SeqCst);
+                    match streamed {
+                        Ok(()) => continue,
+                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
+                        Err(e) => return Err(e),
+                    }
+                }
                 let result = engine.execute_received(&command, received);
                 busy.store(false, Ordering::SeqCst);
                 (command.id, result)
@@ -127,6 +136,47 @@ fn stream(
         return Err(e);
     }
     writeln!(output)?;
+    output.flush()
+}
+
+/// Runs a genmove-analyze command: `=id`, the analysis lines of an engine behind the level
+/// that streams them, `play VERTEX`, the blank line; an error before anything was written is an
+/// ordinary `?` response.
+fn stream_move(
+    engine: &mut Engine,
+    command: &protocol::Command,
+    received: Instant,
+    output: &mut impl Write,
+) -> io::Result<()> {
+    let mut failed = None;
+    let mut started = false;
+    let id = command.id.as_deref().unwrap_or("");
+    let result = engine.genmove_analyze_received(command, received, &mut |line| {
+        let written = if started {
+            writeln!(output, "{line}")
+        } else {
+            started = true;
+            writeln!(output, "={id}\n{line}")
+        };
+        match written.and_then(|()| output.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match result {
+        Ok(()) => writeln!(output)?,
+        Err(e) if !started => {
+            output.write_all(format_response(command.id.as_deref(), &Err(e)).as_bytes())?
+        }
+        // The move was refused after lines went out: end the stream all the same.
+        Err(_) => writeln!(output)?,
+    }
     output.flush()
 }
 

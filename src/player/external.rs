@@ -216,16 +216,7 @@ impl ExternalEngine {
                 Ok(answer)
             }
         });
-        match &result {
-            Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
-            Err(_) => {
-                // The child's position is no longer known.
-                if let State::Running(child) = &mut self.state {
-                    child.mirror = None;
-                }
-            }
-            Ok(_) => {}
-        }
+        self.after_answer(&result);
         result
     }
 
@@ -255,7 +246,7 @@ impl ExternalEngine {
         let mut forwarded = false;
         let result = child
             .client
-            .send_streaming(line, stop, STREAM_END_GRACE, &mut |text| {
+            .send_streaming(line, stop, STREAM_END_GRACE, None, &mut |text| {
                 forwarded = true;
                 out(text)
             });
@@ -270,6 +261,40 @@ impl ExternalEngine {
                 self.restart();
                 forwarded
             }
+        }
+    }
+
+    /// Like [`ExternalEngine::genmove`], through the child's genmove-analyze command `line`
+    /// (named `name`) with its analysis lines streamed to `out`; `None` when no running child
+    /// lists `name`.
+    pub fn genmove_streamed(
+        &mut self,
+        game: &Game,
+        color: Color,
+        (name, line): (&str, &str),
+        deadline: Instant,
+        limits: &Limits,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<Result<Answer, ExternalError>> {
+        let child = self.ready_child(Instant::now()).ok()?;
+        if !child.commands.contains(name) {
+            return None;
+        }
+        let result = ask_streamed(child, game, color, line, deadline, limits, out);
+        self.after_answer(&result);
+        Some(result)
+    }
+
+    /// Restarts a hung or crashed child; forgets the position of one that answered nonsense.
+    fn after_answer(&mut self, result: &Result<Answer, ExternalError>) {
+        match result {
+            Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
+            Err(_) => {
+                if let State::Running(child) = &mut self.state {
+                    child.mirror = None;
+                }
+            }
+            Ok(_) => {}
         }
     }
 
@@ -391,9 +416,61 @@ fn ask(
         .client
         .send(&format!("genmove {word}"), Some(budget))
         .map_err(failure)?;
+    accept(child, game, color, &answer, limits.may_resign)
+}
+
+/// Sends the genmove-analyze command `line` to `child`, streams its analysis lines to `out`
+/// and takes its final `play X` as the answer.
+fn ask_streamed(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    line: &str,
+    deadline: Instant,
+    limits: &Limits,
+    out: &mut dyn FnMut(&str) -> bool,
+) -> Result<Answer, ExternalError> {
+    sync(child, game).map_err(failure)?;
+    pass_on_rules(child, game.rules()).map_err(failure)?;
+    if let Some(clock) = &limits.clock {
+        pass_on_clock(child, clock, color).map_err(failure)?;
+    }
+    let mut played = None;
+    let never = AtomicBool::new(false);
+    child
+        .client
+        .send_streaming(
+            line,
+            &never,
+            STREAM_END_GRACE,
+            Some(deadline),
+            &mut |text| {
+                match text.trim().strip_prefix("play ") {
+                    Some(answer) => played = Some(answer.trim().to_string()),
+                    None => {
+                        out(text);
+                    }
+                }
+                true
+            },
+        )
+        .map_err(failure)?;
+    let answer =
+        played.ok_or_else(|| ExternalError::BadAnswer(format!("`{line}` ended without `play`")))?;
+    accept(child, game, color, &answer, limits.may_resign)
+}
+
+/// Checks a move the child answered (and has played on its board).
+fn accept(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    answer: &str,
+    may_resign: bool,
+) -> Result<Answer, ExternalError> {
     let answer = answer.trim();
     if answer.eq_ignore_ascii_case("resign") {
-        return if limits.may_resign {
+        return if may_resign {
             Ok(Answer::Resign)
         } else {
             Err(ExternalError::BadAnswer(

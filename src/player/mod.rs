@@ -38,6 +38,21 @@ pub trait Player: Send {
     ) -> bool {
         false
     }
+
+    /// [`Player::genmove`] through another engine's genmove-analyze command `line` (named
+    /// `name`), its analysis lines going to `out`; `None` when there is no such engine (then
+    /// plain `genmove` answers).
+    fn genmove_streamed(
+        &mut self,
+        _game: &Game,
+        _color: Color,
+        _name: &str,
+        _line: &str,
+        _limits: &Limits,
+        _out: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<Answer> {
+        None
+    }
 }
 
 /// A player's answer to `genmove`.
