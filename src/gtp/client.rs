@@ -485,6 +485,7 @@ mod tests {
                 "kata-analyze b 10",
                 &stop,
                 Duration::from_secs(5),
+                None,
                 &mut |line| {
                     seen.push(line.to_string());
                     if seen.len() == 2 {
