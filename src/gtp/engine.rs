@@ -79,6 +79,14 @@ const COMMANDS: &[(&str, Handler)] = &[
     }),
 ];
 
+/// A genmove-analyze command on its way to the player: its name, its whole line, and where
+/// the analysis lines go.
+struct MoveStream<'a> {
+    name: &'a str,
+    line: &'a str,
+    out: &'a mut dyn FnMut(&str) -> bool,
+}
+
 /// How a move-generating command treats its answer.
 #[derive(Copy, Clone, PartialEq, Eq)]
 enum Mode {
@@ -346,7 +354,15 @@ impl Engine {
             .chain(command.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
-        let vertex = self.generate(color, Mode::Play, Some((&command.name, &line, out)))?;
+        let vertex = self.generate(
+            color,
+            Mode::Play,
+            Some(MoveStream {
+                name: &command.name,
+                line: &line,
+                out,
+            }),
+        )?;
         out(&format!("play {vertex}"));
         Ok(())
     }
@@ -358,7 +374,7 @@ impl Engine {
         &mut self,
         color: Color,
         mode: Mode,
-        stream: Option<(&str, &str, &mut dyn FnMut(&str) -> bool)>,
+        stream: Option<MoveStream<'_>>,
     ) -> Result<String, GtpError> {
         let board = self.game.board();
         let empty = board.empty_count();
@@ -375,7 +391,7 @@ impl Engine {
             clock: Some(self.clock),
         };
         let answer = match stream {
-            Some((name, line, out)) => self
+            Some(MoveStream { name, line, out }) => self
                 .player
                 .genmove_streamed(&self.game, color, name, line, &limits, out),
             None => None,
