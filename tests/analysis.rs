@@ -152,3 +152,44 @@ fn genmove_analyze_plays_the_levels_move() {
     let list = engine.ok("list_commands");
     assert!(list.lines().any(|l| l == "kata-genmove_analyze"));
 }
+
+#[test]
+fn gogui_views_share_one_search() {
+    let mut engine = common::Gtp::tengen("medium");
+    engine.ok("boardsize 9");
+    engine.ok("play b E5");
+    let commands = engine.ok("gogui-analyze_commands");
+    let names: Vec<&str> = commands
+        .lines()
+        .map(|l| l.split('/').nth(2).unwrap().split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "tengen-ownership",
+            "tengen-visits",
+            "tengen-pv",
+            "tengen-winrate"
+        ]
+    );
+    let started = Instant::now();
+    let ownership = engine.ok("tengen-ownership w");
+    let rows: Vec<Vec<f64>> = ownership
+        .lines()
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 9);
+    assert!(rows.iter().all(|r| r.len() == 9));
+    // E5 (row 5 from the top, column 5) holds Black's stone.
+    assert!(rows[4][4] > 0.5, "{ownership}");
+    let first = started.elapsed();
+    let visits = engine.ok("tengen-visits w");
+    let pv = engine.ok("tengen-pv w");
+    assert!(pv.starts_with("w "), "{pv}");
+    assert!(visits.starts_with(&pv[2..pv[2..].find(' ').map_or(pv.len(), |i| i + 2)]));
+    assert!(engine.ok("tengen-winrate w").starts_with("White: "));
+    eprintln!(
+        "first view {first:?}, the other three {:?}",
+        started.elapsed() - first
+    );
+}

@@ -10,12 +10,13 @@ use std::time::Instant;
 use log::{debug, error, info};
 
 use super::analyze::{self, AnalyzeCommand};
+use super::gogui;
 use super::protocol::{Command, GtpError};
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings};
+use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report};
 use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
@@ -71,6 +72,15 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("kata-analyze", |e, a| {
         e.analysis_snapshot("kata-analyze", a)
     }),
+    ("gogui-analyze_commands", |_, a| {
+        no_args(a).map(|()| gogui::ANALYZE_COMMANDS.join("\n"))
+    }),
+    ("tengen-ownership", |e, a| {
+        e.gogui(a, gogui::View::Ownership)
+    }),
+    ("tengen-visits", |e, a| e.gogui(a, gogui::View::Visits)),
+    ("tengen-pv", |e, a| e.gogui(a, gogui::View::Variation)),
+    ("tengen-winrate", |e, a| e.gogui(a, gogui::View::WinRate)),
     ("lz-genmove_analyze", |e, a| {
         e.genmove_analyze_snapshot("lz-genmove_analyze", a)
     }),
@@ -105,6 +115,8 @@ pub struct Engine {
     player: Box<dyn Player>,
     /// The search behind the analysis commands, made on first use.
     analyst: Option<MctsPlayer>,
+    /// The last search for GoGui's views: (position hash, moves, colour) and its report.
+    gogui_report: Option<((u64, usize, Color), Report)>,
     quit: bool,
     /// Set by the input reader on `# interrupt` while a command runs.
     interrupt: Arc<AtomicBool>,
@@ -120,6 +132,7 @@ impl Engine {
             clock: Clock::default(),
             player,
             analyst: None,
+            gogui_report: None,
             quit: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
@@ -253,6 +266,46 @@ impl Engine {
             true
         })?;
         Ok(lines.join("\n"))
+    }
+
+    /// A GoGui analysis view of the position for the colour in `args` (default: the player to
+    /// move), from a search of [`gogui::SEARCH_TIME`] or until `# interrupt`; the four views
+    /// share one search per position.
+    fn gogui(&mut self, args: &[String], view: gogui::View) -> Result<String, GtpError> {
+        let color = match args {
+            [] => self.game.to_move(),
+            [c] => parse_color(c)?,
+            _ => return Err(GtpError::Syntax),
+        };
+        let key = (self.game.board().hash(), self.game.moves().len(), color);
+        let cached = self.gogui_report.as_ref().filter(|(k, _)| *k == key);
+        let report = match cached {
+            Some((_, report)) => report.clone(),
+            None => {
+                let request = AnalysisRequest {
+                    color,
+                    interval: gogui::SEARCH_TIME,
+                    allow: Vec::new(),
+                    avoid: Vec::new(),
+                    stop: Arc::clone(&self.interrupt),
+                    ownership: true,
+                    max_playouts: None,
+                    deadline: Some(Instant::now() + gogui::SEARCH_TIME),
+                };
+                let mut last = None;
+                self.analyst
+                    .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()))
+                    .analyze(&self.game, &request, |report| {
+                        last = Some(report.clone());
+                        true
+                    });
+                self.interrupt.store(false, Ordering::Relaxed);
+                let report = last.ok_or(GtpError::Syntax)?;
+                self.gogui_report = Some((key, report.clone()));
+                report
+            }
+        };
+        Ok(gogui::render(view, &report, color, self.game.size()))
     }
 
     /// Whether `quit` was received.

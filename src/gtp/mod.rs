@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod client;
 pub mod engine;
+pub mod gogui;
 pub mod protocol;
 
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
