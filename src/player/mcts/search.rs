@@ -105,9 +105,19 @@ pub fn run(tree: &Tree, problem: &Problem<'_>, params: &Params) -> u64 {
 const CHECK_EVERY: u64 = 64;
 
 impl Context<'_> {
-    /// Claims the right to run one more playout.
+    /// Claims the right to run one more playout. The outside stop flag (`# interrupt`, the
+    /// end of an analysis) is looked at every time, so a stop takes one playout to be seen;
+    /// the clock only every [`CHECK_EVERY`] playouts.
     fn claim(&self) -> bool {
+        let stopped_outside = || {
+            self.problem
+                .limits
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+        };
         !self.stop.load(Ordering::Relaxed)
+            && !stopped_outside()
             && self.claimed.fetch_add(1, Ordering::Relaxed) < self.problem.max_playouts
     }
 
