@@ -153,6 +153,9 @@ struct MatchArgs {
     /// Print the report as JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Keep the games already recorded in --sgf-dir and play only the missing ones.
+    #[arg(long, requires = "sgf_dir")]
+    resume: bool,
 }
 
 #[derive(Args)]
@@ -262,6 +265,7 @@ fn run_match(args: MatchArgs) -> ExitCode {
         move_timeout: Duration::from_secs_f64(args.move_timeout),
         sprt: args.sprt,
         progress: !args.json,
+        resume: args.resume,
     };
     let report = match match_runner::run(&options) {
         Ok(report) => report,

@@ -389,6 +389,27 @@ fn deepest_path(text: &str) -> usize {
     deepest
 }
 
+/// The result (`RE`) and root comment (`C`) of the first game of `text`, as written.
+pub fn result_and_comment(text: &str) -> Result<(Option<String>, Option<String>), SgfError> {
+    let text = text.find('(').map_or("", |start| &text[start..]);
+    if deepest_path(text) > MAX_DEPTH {
+        return Err(SgfError::TooDeep);
+    }
+    let collection = go::parse(text).map_err(SgfError::Parse)?;
+    let root = collection
+        .first()
+        .ok_or(SgfError::Parse(SgfParseError::NoGameTrees))?;
+    let result = match root.get_property("RE") {
+        Some(Prop::RE(value)) => Some(value.to_string()),
+        _ => None,
+    };
+    let comment = match root.get_property("C") {
+        Some(Prop::C(value)) => Some(value.to_string()),
+        _ => None,
+    };
+    Ok((result, comment))
+}
+
 /// What an SGF record says about a game besides its moves.
 pub struct RecordInfo<'a> {
     /// Black's name (`PB`).

@@ -277,3 +277,47 @@ fn a_match_against_gnu_go_is_refereed_and_recorded() {
         assert_eq!(loaded.moves().len() as u64, game["moves"].as_u64().unwrap());
     }
 }
+
+#[test]
+fn a_match_resumes_from_its_sgf_directory() {
+    let dir = scratch_dir("match-resume");
+    let args = |games: &'static str| {
+        vec![
+            "--black".to_string(),
+            tengen_level("easy"),
+            "--white".to_string(),
+            tengen_level("medium"),
+            "--games".to_string(),
+            games.to_string(),
+            "--alternate".to_string(),
+            "--sgf-dir".to_string(),
+            dir.to_str().unwrap().to_string(),
+        ]
+    };
+    let first_args = args("2");
+    let first = json_match(&first_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let mut resumed_args = args("3");
+    resumed_args.push("--resume".into());
+    let resumed = json_match(&resumed_args.iter().map(String::as_str).collect::<Vec<_>>());
+    let games = resumed["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3);
+    for old in first["games"].as_array().unwrap() {
+        let again = games
+            .iter()
+            .find(|g| g["number"] == old["number"])
+            .expect("the earlier game is kept");
+        assert_eq!(again["result"], old["result"]);
+        assert_eq!(again["a_is_black"], old["a_is_black"]);
+    }
+    assert_eq!(
+        games.iter().filter(|g| g["number"] == 3).count(),
+        1,
+        "only the missing game was played"
+    );
+    assert_eq!(
+        engine_stat(&resumed, 0, &["total", "wins"])
+            + engine_stat(&resumed, 1, &["total", "wins"])
+            + engine_stat(&resumed, 0, &["total", "draws"]),
+        3
+    );
+}

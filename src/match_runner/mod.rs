@@ -65,6 +65,8 @@ pub struct MatchOptions {
     pub sprt: Option<Sprt>,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Keep the games already in `sgf_dir` (`game-NNNN.sgf`) and play only the others.
+    pub resume: bool,
 }
 
 /// Why a match could not be run.
@@ -81,6 +83,8 @@ pub enum MatchError {
     Opening(PathBuf, String),
     /// The SGF directory cannot be written.
     SgfDir(PathBuf, std::io::Error),
+    /// A game record to resume from cannot be read.
+    Record(PathBuf, String),
     /// An argument out of range.
     BadArgument(String),
 }
@@ -91,6 +95,7 @@ impl fmt::Display for MatchError {
             MatchError::Engine { role, error } => write!(f, "{role} engine: {error}"),
             MatchError::Opening(path, why) => write!(f, "opening {}: {why}", path.display()),
             MatchError::SgfDir(path, e) => write!(f, "cannot write to {}: {e}", path.display()),
+            MatchError::Record(path, why) => write!(f, "record {}: {why}", path.display()),
             MatchError::BadArgument(why) => f.write_str(why),
         }
     }
@@ -119,7 +124,17 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
     let names = [crews[0].engines[0].name(), crews[0].engines[1].name()];
     let names = report::distinct_names(names);
     let mut report = MatchReport::new(options, names.clone());
+    let mut finished = std::collections::HashSet::new();
+    if options.resume
+        && let Some(dir) = &options.sgf_dir
+    {
+        for record in resumed_games(dir, options)? {
+            finished.insert(record.number - 1);
+            report.add(record);
+        }
+    }
     let bar = progress_bar(options);
+    bar.set_position(report.games.len() as u64);
     let next_game = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let started = Instant::now();
@@ -128,11 +143,15 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
         for mut crew in crews {
             let tx = tx.clone();
             let (next_game, stop, openings, names) = (&next_game, &stop, &openings, &names);
+            let finished = &finished;
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= options.games {
                         break;
+                    }
+                    if finished.contains(&index) {
+                        continue;
                     }
                     let record = crew.play(options, index, openings, names);
                     if tx.send(record).is_err() {
@@ -345,6 +364,46 @@ fn load_openings(options: &MatchOptions) -> Result<Vec<Vec<(Color, Move)>>, Matc
         .iter()
         .map(|file| load_opening(file, options))
         .collect()
+}
+
+/// The games of an earlier run of this match found in `dir` (`game-NNNN.sgf` with a result,
+/// NNNN up to `--games`).
+fn resumed_games(dir: &Path, options: &MatchOptions) -> Result<Vec<GameRecord>, MatchError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| MatchError::SgfDir(dir.to_path_buf(), e))?;
+    let mut records = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(number) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| {
+                n.strip_prefix("game-")?
+                    .strip_suffix(".sgf")?
+                    .parse::<usize>()
+                    .ok()
+            })
+            .filter(|n| (1..=options.games).contains(n))
+        else {
+            continue;
+        };
+        let bad = |why: String| MatchError::Record(path.clone(), why);
+        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let (result, comment) = sgf::result_and_comment(&text).map_err(|e| bad(e.to_string()))?;
+        let Some(result) = result else { continue };
+        let game = sgf::load_game(&text, None, Rules::chinese(options.komi))
+            .map_err(|e| bad(e.to_string()))?;
+        let a_is_black = !options.alternate || (number - 1).is_multiple_of(2);
+        records.push(GameRecord::resumed(
+            number,
+            a_is_black,
+            result,
+            comment.unwrap_or_default(),
+            game.moves().len(),
+            text,
+        ));
+    }
+    records.sort_by_key(|r| r.number);
+    Ok(records)
 }
 
 /// One opening's moves.

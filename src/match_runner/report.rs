@@ -84,6 +84,44 @@ impl GameRecord {
     }
 }
 
+impl GameRecord {
+    /// A game of an earlier run, read back from its SGF: numbers of moves per engine and
+    /// thinking times are not known; a `+T` or `+F` result counts as the loser's fault.
+    pub fn resumed(
+        number: usize,
+        a_is_black: bool,
+        result: String,
+        decided_by: String,
+        moves: usize,
+        sgf: String,
+    ) -> GameRecord {
+        let winner_is_black = result.starts_with('B');
+        let a_points = match result.chars().next() {
+            Some('B' | 'W') if winner_is_black == a_is_black => 1.0,
+            Some('B' | 'W') => 0.0,
+            _ => 0.5,
+        };
+        let loser = usize::from(a_points > 0.5);
+        let fault = match result.chars().last() {
+            Some('T') => Some((loser, Fault::Timeout("in an earlier run".into()))),
+            Some('F') => Some((loser, Fault::Illegal("in an earlier run".into()))),
+            _ => None,
+        };
+        GameRecord {
+            number,
+            a_is_black,
+            result,
+            decided_by,
+            moves,
+            a_points,
+            fault,
+            seconds: [0.0; 2],
+            generated: [0; 2],
+            sgf,
+        }
+    }
+}
+
 /// Faults of one engine.
 #[derive(Copy, Clone, Debug, Default, Serialize)]
 pub struct Faults {
