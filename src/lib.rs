@@ -6,5 +6,6 @@ pub mod clock;
 pub mod config;
 pub mod game;
 pub mod gtp;
+pub mod patterns;
 pub mod player;
 pub mod sgf;
