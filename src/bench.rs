@@ -1,22 +1,53 @@
-//! `tengen bench`: light playouts per second on one thread, genmove latency of the easy and
+//! `tengen bench`: playouts per second (light and heavy policy, bare or inside a search at 1
+//! and N threads, on an empty board and a midgame position), genmove latency of the easy and
 //! medium levels on 19x19, and peak memory. Reports; asserts nothing.
 
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use serde::Serialize;
 
-use crate::board::playout::{Policy, move_cap, play_out};
-use crate::board::{Board, Color, Move};
+use crate::board::Move;
+use crate::board::playout::{self, move_cap};
 use crate::config::LevelConfig;
 use crate::game::{Game, Rules};
+use crate::player::mcts::{MctsPlayer, MctsSettings, Scratch, policy as heavy};
+use crate::player::{Limits, Player};
+use crate::sgf;
+
+/// A playout policy to measure.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum PolicyKind {
+    /// Uniformly random moves that don't fill own eyes (`board::playout`).
+    Light,
+    /// The search's playout policy (`player::mcts::policy`).
+    Heavy,
+}
+
+impl PolicyKind {
+    fn name(self) -> &'static str {
+        match self {
+            PolicyKind::Light => "light",
+            PolicyKind::Heavy => "heavy",
+        }
+    }
+}
 
 /// What to measure.
 pub struct BenchOptions {
     /// Board sizes for the playout measurements.
     pub sizes: Vec<usize>,
+    /// Policies measured in bare playouts.
+    pub policies: Vec<PolicyKind>,
+    /// Measure genmove-style searches instead of bare playouts.
+    pub search: bool,
+    /// Thread counts for searches.
+    pub threads: Vec<usize>,
+    /// A position to measure from instead of the built-in empty and midgame ones.
+    pub position: Option<PathBuf>,
     /// Playouts per measurement; `None`: as many as fit in `seconds`.
     pub playouts: Option<u64>,
     /// Duration of a time-bounded measurement.
@@ -29,15 +60,20 @@ pub struct BenchOptions {
 #[derive(Serialize)]
 struct Measurement {
     size: usize,
-    /// `light` for playouts, the level for genmove latency.
+    /// `light` or `heavy` for playouts and searches, the level for genmove latency.
     policy: String,
     threads: usize,
-    /// `playouts` or `genmove`.
+    /// `playouts`, `search` or `genmove`.
     mode: &'static str,
+    /// `empty`, `midgame` or the SGF file measured from.
+    position: String,
     /// Playouts run, or moves generated.
     playouts: u64,
     seconds: f64,
     playouts_per_sec: f64,
+    /// Mean moves per playout, passes included (playouts mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    moves_per_playout: Option<f64>,
     /// Mean and worst genmove time in milliseconds (genmove mode only).
     #[serde(skip_serializing_if = "Option::is_none")]
     ms_per_move: Option<f64>,
@@ -46,25 +82,98 @@ struct Measurement {
     peak_rss_kb: u64,
 }
 
-/// Runs every measurement and writes one line per measurement to `out`.
-pub fn run(options: &BenchOptions, out: &mut impl Write) -> io::Result<()> {
-    for &size in &options.sizes {
-        let m = light_playouts(size, options);
-        report(&m, options.json, out)?;
+/// A bench run that could not start.
+#[derive(Debug)]
+pub enum BenchError {
+    /// The `--position` file could not be read.
+    Position(PathBuf, sgf::SgfError),
+    /// Writing the report failed.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for BenchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BenchError::Position(path, e) => write!(f, "{}: {e}", path.display()),
+            BenchError::Io(e) => write!(f, "{e}"),
+        }
     }
-    for (name, level) in [
-        ("easy", LevelConfig::Random { seed: Some(1) }),
-        ("medium", LevelConfig::Heuristic { seed: Some(1) }),
-    ] {
-        let m = genmove_latency(name, &level, 19, 200);
-        report(&m, options.json, out)?;
+}
+
+impl std::error::Error for BenchError {}
+
+impl From<io::Error> for BenchError {
+    fn from(e: io::Error) -> BenchError {
+        BenchError::Io(e)
+    }
+}
+
+/// Runs every measurement and writes one line per measurement to `out`.
+pub fn run(options: &BenchOptions, out: &mut impl Write) -> Result<(), BenchError> {
+    for (name, game) in positions(options)? {
+        if options.search {
+            for &threads in &options.threads {
+                let m = search(&name, &game, threads, options);
+                report(&m, options.json, out)?;
+            }
+        } else {
+            for &policy in &options.policies {
+                let m = playouts(&name, &game, policy, options);
+                report(&m, options.json, out)?;
+            }
+        }
+    }
+    if !options.search && options.position.is_none() {
+        for (name, level) in [
+            ("easy", LevelConfig::Random { seed: Some(1) }),
+            ("medium", LevelConfig::Heuristic { seed: Some(1) }),
+        ] {
+            let m = genmove_latency(name, &level, 19, 200);
+            report(&m, options.json, out)?;
+        }
     }
     Ok(())
 }
 
-fn light_playouts(size: usize, options: &BenchOptions) -> Measurement {
-    let empty = Board::new(size);
-    let mut rng = SmallRng::seed_from_u64(size as u64);
+/// The positions to measure: the `--position` file, or for each size the empty board and a
+/// midgame position.
+fn positions(options: &BenchOptions) -> Result<Vec<(String, Game)>, BenchError> {
+    if let Some(path) = &options.position {
+        let game = sgf::load_file(path, None, Rules::default())
+            .map_err(|e| BenchError::Position(path.clone(), e))?;
+        return Ok(vec![(path.display().to_string(), game)]);
+    }
+    Ok(options
+        .sizes
+        .iter()
+        .flat_map(|&size| {
+            [
+                ("empty".to_string(), Game::new(size, Rules::default())),
+                ("midgame".to_string(), midgame(size)),
+            ]
+        })
+        .collect())
+}
+
+/// A reproducible midgame position: the medium level (seeded) plays a third of the points.
+fn midgame(size: usize) -> Game {
+    let mut player = LevelConfig::Heuristic { seed: Some(7) }.build();
+    let mut game = Game::new(size, Rules::default());
+    for _ in 0..size * size / 3 {
+        let color = game.to_move();
+        let mv = player
+            .genmove(&game, color, &Limits::default())
+            .as_move()
+            .unwrap_or(Move::Pass);
+        if game.play(color, mv).is_err() || game.trailing_passes() >= 2 {
+            break;
+        }
+    }
+    game
+}
+
+/// Runs `body` until the playout budget or the time is spent; returns (calls, seconds).
+fn measure(options: &BenchOptions, mut body: impl FnMut()) -> (u64, f64) {
     let limit = Duration::from_secs_f64(options.seconds.max(0.01));
     let start = Instant::now();
     let mut done = 0u64;
@@ -72,25 +181,91 @@ fn light_playouts(size: usize, options: &BenchOptions) -> Measurement {
         .playouts
         .map_or(start.elapsed() < limit, |n| done < n)
     {
-        let mut board = empty.clone();
-        play_out(
-            &mut board,
-            Color::Black,
-            Policy::Light,
-            move_cap(size),
-            &mut rng,
-        );
+        body();
         done += 1;
     }
-    let seconds = start.elapsed().as_secs_f64();
+    (done, start.elapsed().as_secs_f64())
+}
+
+/// Bare playouts of `policy` from `game`'s position on one thread.
+fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions) -> Measurement {
+    let start = game.board();
+    let size = start.size();
+    let to_move = game.to_move();
+    let mut rng = SmallRng::seed_from_u64(size as u64);
+    let mut board = start.clone();
+    let mut scratch = Scratch::new();
+    let mut moves = 0u64;
+    let (done, seconds) = measure(options, || {
+        board.copy_from(start);
+        moves += match policy {
+            PolicyKind::Light => playout::play_out(
+                &mut board,
+                to_move,
+                playout::Policy::Light,
+                move_cap(size),
+                &mut rng,
+            ) as u64,
+            PolicyKind::Heavy => {
+                let mut n = 0;
+                heavy::play_out(
+                    &mut board,
+                    to_move,
+                    None,
+                    move_cap(size),
+                    &mut rng,
+                    &mut scratch,
+                    |_, _| n += 1,
+                );
+                n
+            }
+        };
+    });
     Measurement {
         size,
-        policy: "light".into(),
+        policy: policy.name().into(),
         threads: 1,
         mode: "playouts",
+        position: name.into(),
         playouts: done,
         seconds,
         playouts_per_sec: done as f64 / seconds,
+        moves_per_playout: Some(moves as f64 / done.max(1) as f64),
+        ms_per_move: None,
+        max_ms_per_move: None,
+        peak_rss_kb: peak_rss_kb(),
+    }
+}
+
+/// A genmove-style search from `game`'s position with the heavy policy on `threads` threads,
+/// for `--playouts` playouts or `--seconds` seconds.
+fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Measurement {
+    let mut player = MctsPlayer::new(MctsSettings {
+        playouts: Some(options.playouts.unwrap_or(u64::MAX)),
+        threads,
+        resign_threshold: 0.0,
+        seed: Some(1),
+        ..MctsSettings::default()
+    });
+    let limits = Limits {
+        deadline: options
+            .playouts
+            .is_none()
+            .then(|| Instant::now() + Duration::from_secs_f64(options.seconds.max(0.01))),
+        ..Limits::default()
+    };
+    player.genmove(game, game.to_move(), &limits);
+    let report = player.last_search();
+    Measurement {
+        size: game.size(),
+        policy: "heavy".into(),
+        threads,
+        mode: "search",
+        position: name.into(),
+        playouts: report.playouts,
+        seconds: report.seconds,
+        playouts_per_sec: report.playouts as f64 / report.seconds.max(1e-9),
+        moves_per_playout: None,
         ms_per_move: None,
         max_ms_per_move: None,
         peak_rss_kb: peak_rss_kb(),
@@ -107,7 +282,10 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
     while made < moves && game.trailing_passes() < 2 {
         let color = game.to_move();
         let start = Instant::now();
-        let mv = player.genmove(&game, color);
+        let mv = player
+            .genmove(&game, color, &Limits::default())
+            .as_move()
+            .unwrap_or(Move::Pass);
         let took = start.elapsed();
         total += took;
         worst = worst.max(took);
@@ -122,9 +300,11 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
         policy: name.into(),
         threads: 1,
         mode: "genmove",
+        position: "game".into(),
         playouts: made,
         seconds,
         playouts_per_sec: made as f64 / seconds.max(1e-9),
+        moves_per_playout: None,
         ms_per_move: Some(1000.0 * seconds / made.max(1) as f64),
         max_ms_per_move: Some(1000.0 * worst.as_secs_f64()),
         peak_rss_kb: peak_rss_kb(),
@@ -134,9 +314,10 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
 fn report(m: &Measurement, json: bool, out: &mut impl Write) -> io::Result<()> {
     if json {
         let line = serde_json::to_string(m).map_err(io::Error::other)?;
-        writeln!(out, "{line}")
-    } else if m.mode == "genmove" {
-        writeln!(
+        return writeln!(out, "{line}");
+    }
+    match m.mode {
+        "genmove" => writeln!(
             out,
             "{0}x{0} genmove {1:<7} {2} moves, {3:.3} ms/move mean, {4:.3} ms max, peak RSS {5} kB",
             m.size,
@@ -145,13 +326,31 @@ fn report(m: &Measurement, json: bool, out: &mut impl Write) -> io::Result<()> {
             m.ms_per_move.unwrap_or_default(),
             m.max_ms_per_move.unwrap_or_default(),
             m.peak_rss_kb
-        )
-    } else {
-        writeln!(
+        ),
+        "search" => writeln!(
             out,
-            "{0}x{0} {1} playouts, {2} thread: {3:.0} playouts/s ({4} in {5:.2} s), peak RSS {6} kB",
-            m.size, m.policy, m.threads, m.playouts_per_sec, m.playouts, m.seconds, m.peak_rss_kb
-        )
+            "{0}x{0} {1:<7} search, {2} thread(s), {3} position: {4:.0} playouts/s ({5} in {6:.2} s), peak RSS {7} kB",
+            m.size,
+            m.policy,
+            m.threads,
+            m.position,
+            m.playouts_per_sec,
+            m.playouts,
+            m.seconds,
+            m.peak_rss_kb
+        ),
+        _ => writeln!(
+            out,
+            "{0}x{0} {1:<7} playouts, 1 thread, {2} position: {3:.0} playouts/s ({4} in {5:.2} s, {6:.1} moves each), peak RSS {7} kB",
+            m.size,
+            m.policy,
+            m.position,
+            m.playouts_per_sec,
+            m.playouts,
+            m.seconds,
+            m.moves_per_playout.unwrap_or_default(),
+            m.peak_rss_kb
+        ),
     }
 }
 

@@ -98,26 +98,35 @@ impl Clock {
     }
 
     /// The time `c` may spend on its next move when about `moves_left` of its own moves
-    /// remain, less the safety reserve; `None` when the clock sets no limit.
-    pub fn move_budget(&self, c: Color, moves_left: u32) -> Option<Duration> {
+    /// remain, less the safety reserve; `None` when the clock sets no limit. Main time is
+    /// spread over the moves left, scaled by `weight` (more in the middle game, less in the
+    /// opening and endgame) but never more than a third of what remains; overtime periods are
+    /// spent almost whole.
+    pub fn move_budget(&self, c: Color, moves_left: u32, weight: f64) -> Option<Duration> {
         let moves_left = f64::from(moves_left.max(1));
+        let weight = if weight.is_finite() {
+            weight.clamp(0.1, 3.0)
+        } else {
+            1.0
+        };
+        let share = |main: f64| (main / moves_left * weight).min(main / 3.0);
         let left = self.remaining[c.index()];
         let seconds = match self.system {
             TimeSystem::None => return None,
-            TimeSystem::Absolute { main } => left.map_or(main, |r| r.seconds) / moves_left,
+            TimeSystem::Absolute { main } => share(left.map_or(main, |r| r.seconds)),
             TimeSystem::Canadian {
                 main,
                 period,
                 stones,
             } => match left {
                 Some(r) if r.count > 0 => r.seconds / f64::from(r.count),
-                Some(r) => r.seconds / moves_left + period / f64::from(stones.max(1)),
-                None => main / moves_left + period / f64::from(stones.max(1)),
+                Some(r) => share(r.seconds) + period / f64::from(stones.max(1)),
+                None => share(main) + period / f64::from(stones.max(1)),
             },
             TimeSystem::Byoyomi { main, period, .. } => match left {
                 Some(r) if r.count > 0 => r.seconds.min(period),
-                Some(r) => r.seconds / moves_left + period,
-                None => main / moves_left + period,
+                Some(r) => share(r.seconds) + period,
+                None => share(main) + period,
             },
         };
         Some(Duration::from_secs_f64(seconds.max(0.0)).saturating_sub(SAFETY_RESERVE))
@@ -147,7 +156,7 @@ mod tests {
     #[test]
     fn budgets_follow_the_clock() {
         let mut clock = Clock::default();
-        assert_eq!(clock.move_budget(Color::Black, 30), None);
+        assert_eq!(clock.move_budget(Color::Black, 30, 1.0), None);
         clock.set_system(TimeSystem::Canadian {
             main: 0.0,
             period: 30.0,
@@ -155,7 +164,7 @@ mod tests {
         });
         clock.set_left(Color::Black, 20.0, 4);
         assert_eq!(
-            clock.move_budget(Color::Black, 30),
+            clock.move_budget(Color::Black, 30, 1.0),
             Some(Duration::from_millis(4500))
         );
         clock.set_system(TimeSystem::Byoyomi {
@@ -165,15 +174,47 @@ mod tests {
         });
         clock.set_left(Color::White, 10.0, 2);
         assert_eq!(
-            clock.move_budget(Color::White, 30),
+            clock.move_budget(Color::White, 30, 1.0),
             Some(Duration::from_millis(9500))
         );
         clock.set_left(Color::White, -5.0, 0);
         assert_eq!(
-            clock.move_budget(Color::White, 30),
+            clock.move_budget(Color::White, 30, 1.0),
             Some(Duration::from_millis(9500))
         );
         clock.set_left(Color::White, f64::NAN, 1);
-        assert_eq!(clock.move_budget(Color::White, 30), Some(Duration::ZERO));
+        assert_eq!(
+            clock.move_budget(Color::White, 30, 1.0),
+            Some(Duration::ZERO)
+        );
+    }
+
+    #[test]
+    fn main_time_goes_to_the_middle_game_and_never_runs_out() {
+        let mut clock = Clock::default();
+        clock.set_system(TimeSystem::Absolute { main: 60.0 });
+        let opening = clock.move_budget(Color::Black, 40, 0.75).unwrap();
+        let middle = clock.move_budget(Color::Black, 40, 1.75).unwrap();
+        assert!(middle > opening);
+        // Near the end of the clock a move takes at most a third of what is left, less the
+        // reserve; with less than the reserve left, nothing.
+        clock.set_left(Color::Black, 3.0, 0);
+        assert!(clock.move_budget(Color::Black, 1, 3.0).unwrap() <= Duration::from_millis(500));
+        clock.set_left(Color::Black, 0.2, 0);
+        assert_eq!(
+            clock.move_budget(Color::Black, 10, 1.0),
+            Some(Duration::ZERO)
+        );
+        // Simulate a game: every budget spent in full never exceeds the clock.
+        let mut left = 60.0;
+        for moves_left in (1..=40).rev() {
+            clock.set_left(Color::Black, left, 0);
+            let spent = clock
+                .move_budget(Color::Black, moves_left, 1.75)
+                .unwrap()
+                .as_secs_f64();
+            left -= spent + 0.1; // plus lag smaller than the reserve
+            assert!(left > 0.0, "ran out with {moves_left} moves left");
+        }
     }
 }

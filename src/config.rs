@@ -9,6 +9,7 @@ use serde::Deserialize;
 
 use crate::player::Player;
 use crate::player::heuristic::HeuristicPlayer;
+use crate::player::mcts::{MctsPlayer, MctsSettings};
 use crate::player::random::RandomPlayer;
 
 /// The file looked for in the working directory when no `--config` is given.
@@ -31,6 +32,26 @@ pub enum LevelConfig {
         /// Fixed seed for reproducible games; random when absent.
         seed: Option<u64>,
     },
+    /// tengen's own Monte Carlo tree search (the `mcts` level, and `hard` without KataGo).
+    Mcts {
+        /// Playouts per move; absent: the clock decides, or 10,000 without a clock.
+        playouts: Option<u64>,
+        /// Search threads; 0 or absent: every core.
+        threads: Option<usize>,
+        /// Tree capacity in nodes (about 40 bytes each); when full, the search goes on in the
+        /// tree it has without expanding it.
+        max_nodes: Option<usize>,
+        /// Resign when the best move's win rate is below this (0: never).
+        resign_threshold: Option<f32>,
+        /// Fixed seed (reproducible with one thread); random when absent.
+        seed: Option<u64>,
+        /// UCB exploration constant (default 0.1).
+        exploration: Option<f32>,
+        /// Playouts at which a move's own and its RAVE statistics weigh the same (1000).
+        rave_equivalence: Option<f32>,
+        /// Visits before a tree node is expanded (8).
+        expand_after: Option<u32>,
+    },
 }
 
 impl LevelConfig {
@@ -39,6 +60,60 @@ impl LevelConfig {
         match *self {
             LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
             LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
+            LevelConfig::Mcts {
+                playouts,
+                threads,
+                max_nodes,
+                resign_threshold,
+                seed,
+                exploration,
+                rave_equivalence,
+                expand_after,
+            } => {
+                let defaults = MctsSettings::default();
+                Box::new(MctsPlayer::new(MctsSettings {
+                    playouts,
+                    threads: threads.unwrap_or(defaults.threads),
+                    max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
+                    resign_threshold: resign_threshold
+                        .unwrap_or(defaults.resign_threshold)
+                        .clamp(0.0, 1.0),
+                    seed,
+                    exploration: exploration.unwrap_or(defaults.exploration),
+                    rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
+                    expand_after: expand_after.unwrap_or(defaults.expand_after),
+                }))
+            }
+        }
+    }
+
+    /// This level with the command line's `--playouts` and `--threads` in force (they apply to
+    /// search levels only; other players have neither).
+    pub fn with_overrides(&self, playouts: Option<u64>, threads: Option<usize>) -> LevelConfig {
+        let mut level = self.clone();
+        if let LevelConfig::Mcts {
+            playouts: p,
+            threads: t,
+            ..
+        } = &mut level
+        {
+            *p = playouts.or(*p);
+            *t = threads.or(*t);
+        }
+        level
+    }
+
+    /// The built-in MCTS level.
+    fn builtin_mcts() -> LevelConfig {
+        LevelConfig::Mcts {
+            playouts: None,
+            threads: None,
+            max_nodes: None,
+            resign_threshold: None,
+            seed: None,
+            exploration: None,
+            rave_equivalence: None,
+            expand_after: None,
         }
     }
 }
@@ -80,6 +155,8 @@ impl Default for Config {
         let levels = BTreeMap::from([
             ("easy".to_string(), LevelConfig::Random { seed: None }),
             ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
+            ("mcts".to_string(), LevelConfig::builtin_mcts()),
+            ("hard".to_string(), LevelConfig::builtin_mcts()),
         ]);
         Config {
             source: None,
@@ -218,7 +295,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("grandmaster") && e.contains("easy, medium"),
+            e.contains("grandmaster") && e.contains("easy, hard, mcts, medium"),
             "{e}"
         );
         errors.push(e);

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use log::info;
 
-use tengen::bench::{self, BenchOptions};
+use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
 
@@ -32,12 +32,18 @@ enum Command {
 #[derive(Args)]
 struct GtpArgs {
     /// The level that answers genmove: a level of engines.toml or a built-in one
-    /// (easy, medium). Default: the file's default_level, else medium.
+    /// (easy, medium, mcts, hard). Default: the file's default_level, else medium.
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
     /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
+    /// Fixed playouts per move for a search level (mcts, hard), ignoring the clock.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Search threads for a search level (0 = every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
 }
 
 #[derive(Args)]
@@ -51,6 +57,18 @@ struct BenchArgs {
     /// Seconds per measurement when --playouts is not given.
     #[arg(long, value_name = "S", default_value_t = 2.0)]
     seconds: f64,
+    /// Playout policy for bare playouts (default: both).
+    #[arg(long, value_enum)]
+    policy: Option<PolicyKind>,
+    /// Measure genmove-style searches (heavy policy) instead of bare playouts.
+    #[arg(long)]
+    search: bool,
+    /// Threads for --search (default: 1 and every core; 0 = every core).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Measure from this SGF position (its end) instead of the empty and midgame ones.
+    #[arg(long, value_name = "FILE.sgf")]
+    position: Option<PathBuf>,
     /// One JSON object per measurement instead of a table.
     #[arg(long)]
     json: bool,
@@ -74,7 +92,9 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => level_config.build(),
+        Ok(level_config) => level_config
+            .with_overrides(args.playouts, args.threads)
+            .build(),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");
@@ -88,8 +108,21 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match args.threads {
+        Some(0) => vec![cores],
+        Some(n) => vec![n],
+        None if cores > 1 => vec![1, cores],
+        None => vec![1],
+    };
     let options = BenchOptions {
         sizes: args.size.map_or(vec![9, 19], |s| vec![usize::from(s)]),
+        policies: args
+            .policy
+            .map_or(vec![PolicyKind::Light, PolicyKind::Heavy], |p| vec![p]),
+        search: args.search,
+        threads,
+        position: args.position,
         playouts: args.playouts,
         seconds: args.seconds,
         json: args.json,

@@ -162,3 +162,36 @@ fn help_and_version() {
         .unwrap();
     assert!(String::from_utf8_lossy(&version.stdout).starts_with("tengen "));
 }
+
+#[test]
+fn interrupt_stops_a_long_genmove_with_a_legal_move() {
+    // A search that would run for minutes; GoGui's `# interrupt` makes it answer at once
+    // with the best move so far.
+    let mut engine = Gtp::spawn(
+        common::tengen_path(),
+        &[
+            "gtp",
+            "--level",
+            "mcts",
+            "--playouts",
+            "100000000",
+            "--threads",
+            "1",
+        ],
+    );
+    engine.send("boardsize 9").expect("boardsize");
+    let started = std::time::Instant::now();
+    engine.send_raw("genmove b\n");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    engine.send_raw("# interrupt\n");
+    let answer = engine.read_response().expect("a move");
+    assert!(answer.len() >= 2 && answer != "PASS", "{answer}");
+    // A loose bound against a hang, not a speed figure.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    // The session goes on: another search, interrupted too, then a normal command.
+    engine.send_raw("genmove w\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    engine.send_raw("# interrupt\n");
+    assert!(engine.read_response().is_ok());
+    assert_eq!(engine.send("play b pass"), Ok(String::new()));
+}

@@ -50,6 +50,20 @@ impl From<Color> for Cell {
     }
 }
 
+/// The eight neighbours of a point as (column, row) offsets, rows growing upwards, in the
+/// order of [`Board::pattern3`]'s two-bit fields: top row left to right, then the middle row's
+/// left and right, then the bottom row.
+pub const PATTERN_OFFSETS: [(isize, isize); 8] = [
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+    (-1, 0),
+    (1, 0),
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+];
+
 /// Why a stone cannot be placed, as far as the board alone can tell.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum BoardIllegal {
@@ -61,6 +75,76 @@ pub enum BoardIllegal {
     Suicide,
 }
 
+/// Neighbour-count words: four byte lanes, indexed by `Cell as usize`, each counting how many of
+/// a cell's four neighbours hold that kind of cell. The lanes never leave 0..=4, so adding or
+/// subtracting a lane's unit is exact integer arithmetic on the whole word.
+mod lane {
+    use super::Cell;
+
+    /// The unit of each lane.
+    pub const ONE: [u32; 4] = [1, 1 << 8, 1 << 16, 1 << 24];
+
+    /// How many neighbours are `cell` according to the word `w`.
+    #[inline]
+    pub fn count(w: u32, cell: Cell) -> u32 {
+        (w >> (8 * cell as u32)) & 0xff
+    }
+
+    /// The word after one neighbour changed from `from` to `to`.
+    #[inline]
+    pub fn moved(w: u32, from: Cell, to: Cell) -> u32 {
+        w - ONE[from as usize] + ONE[to as usize]
+    }
+}
+
+/// The pseudo-liberties of a string: every (stone, empty neighbour) pair counted once, so a
+/// liberty shared by several stones counts several times. Keeping them costs no deduplication
+/// when stones land, strings merge or get captured; the count, the sum and the sum of squares
+/// of their cell indices still tell exactly when a string has no liberty (count 0) or one (all
+/// pairs name the same point: count · squares = sum²), and which one.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct PseudoLibs {
+    count: u16,
+    sum: u32,
+    squares: u32,
+}
+
+impl PseudoLibs {
+    const NONE: PseudoLibs = PseudoLibs {
+        count: 0,
+        sum: 0,
+        squares: 0,
+    };
+
+    #[inline]
+    fn add(&mut self, i: usize) {
+        self.count += 1;
+        self.sum += i as u32;
+        self.squares += (i * i) as u32;
+    }
+
+    #[inline]
+    fn remove(&mut self, i: usize) {
+        self.count -= 1;
+        self.sum -= i as u32;
+        self.squares -= (i * i) as u32;
+    }
+
+    #[inline]
+    fn absorb(&mut self, other: PseudoLibs) {
+        self.count += other.count;
+        self.sum += other.sum;
+        self.squares += other.squares;
+    }
+
+    /// Whether all pseudo-liberties are one point (and there is at least one).
+    #[inline]
+    fn is_single(self) -> bool {
+        let sum = u64::from(self.sum);
+        self.count > 0 && u64::from(self.count) * u64::from(self.squares) == sum * sum
+    }
+}
+
 /// Words of the stack bitset used to deduplicate liberties.
 const MARK_WORDS: usize = MAX_CELLS.div_ceil(64);
 
@@ -70,12 +154,18 @@ pub struct Board {
     size: usize,
     stride: usize,
     cells: [Cell; MAX_CELLS],
+    /// Per cell: how many of its four neighbours are black, white, empty and border, one byte
+    /// lane each (see [`lane`]). Eye and suicide tests read one word instead of four cells.
+    nbrs: [u32; MAX_CELLS],
+    /// Per cell: its 3x3 neighbourhood, two bits (the `Cell` value) per neighbour in
+    /// [`PATTERN_OFFSETS`] order from the low bits, kept up to date as stones come and go.
+    pattern3: [u16; MAX_CELLS],
     /// For a stone: the head point of its string.
     head: [u16; MAX_CELLS],
     /// For a stone: the next stone of its string (a ring).
     next: [u16; MAX_CELLS],
-    /// For a string head: its number of distinct liberties.
-    libs: [u16; MAX_CELLS],
+    /// For a string head: its pseudo-liberties (see [`PseudoLibs`]).
+    libs: [PseudoLibs; MAX_CELLS],
     /// For a string head: its number of stones.
     stones: [u16; MAX_CELLS],
     /// The empty points, in no particular order.
@@ -102,9 +192,11 @@ impl Board {
             size,
             stride,
             cells: [Cell::Border; MAX_CELLS],
+            nbrs: [0; MAX_CELLS],
+            pattern3: [0; MAX_CELLS],
             head: [0; MAX_CELLS],
             next: [0; MAX_CELLS],
-            libs: [0; MAX_CELLS],
+            libs: [PseudoLibs::NONE; MAX_CELLS],
             stones: [0; MAX_CELLS],
             empties: [0; MAX_SIZE * MAX_SIZE],
             empty_pos: [0; MAX_CELLS],
@@ -120,7 +212,56 @@ impl Board {
                 board.add_empty(i);
             }
         }
+        for p in board.points().collect::<Vec<_>>() {
+            let i = p.index();
+            board.nbrs[i] = board
+                .neighbors(p)
+                .iter()
+                .map(|n| lane::ONE[board.cells[n.index()] as usize])
+                .sum();
+            board.pattern3[i] = board.pattern3_from_scratch(i);
+        }
         board
+    }
+
+    /// The 3x3 neighbourhood code of cell `i` computed from the cells.
+    fn pattern3_from_scratch(&self, i: usize) -> u16 {
+        PATTERN_OFFSETS
+            .iter()
+            .enumerate()
+            .fold(0, |code, (k, &(dx, dy))| {
+                let q = (i as isize + dy * self.stride as isize + dx) as usize;
+                code | (self.cells[q] as u16) << (2 * k)
+            })
+    }
+
+    /// The 3x3 neighbourhood of the point `p`: two bits per neighbour (the [`Cell`] value),
+    /// the neighbours in [`PATTERN_OFFSETS`] order from the low bits. O(1): kept up to date
+    /// incrementally.
+    #[inline]
+    pub fn pattern3(&self, p: Point) -> u16 {
+        self.pattern3[p.index()]
+    }
+
+    /// Makes this board a copy of `src`, copying only the cells a board of `src`'s size uses:
+    /// the cheap way for a playout to start from a position without allocating.
+    pub fn copy_from(&mut self, src: &Board) {
+        let used = src.stride * src.stride;
+        self.size = src.size;
+        self.stride = src.stride;
+        self.cells[..used].copy_from_slice(&src.cells[..used]);
+        self.nbrs[..used].copy_from_slice(&src.nbrs[..used]);
+        self.pattern3[..used].copy_from_slice(&src.pattern3[..used]);
+        self.head[..used].copy_from_slice(&src.head[..used]);
+        self.next[..used].copy_from_slice(&src.next[..used]);
+        self.libs[..used].copy_from_slice(&src.libs[..used]);
+        self.stones[..used].copy_from_slice(&src.stones[..used]);
+        self.empty_pos[..used].copy_from_slice(&src.empty_pos[..used]);
+        self.empties[..src.n_empty].copy_from_slice(&src.empties[..src.n_empty]);
+        self.n_empty = src.n_empty;
+        self.ko = src.ko;
+        self.hash = src.hash;
+        self.captures = src.captures;
     }
 
     /// The board's side length.
@@ -205,10 +346,32 @@ impl Board {
         Point::from_index(self.head[p.index()] as usize)
     }
 
-    /// Liberties of the string on `p`; `p` must hold a stone.
+    /// Liberties of the string on `p`; `p` must hold a stone. O(1) for none or one, otherwise
+    /// a scan of the string: prefer [`Board::in_atari`] when that is the question.
     #[inline]
     pub fn liberties(&self, p: Point) -> usize {
-        self.libs[self.head[p.index()] as usize] as usize
+        let libs = self.libs[self.head[p.index()] as usize];
+        if libs.count == 0 {
+            0
+        } else if libs.is_single() {
+            1
+        } else {
+            self.count_liberties(self.head[p.index()] as usize) as usize
+        }
+    }
+
+    /// Whether the string on `p` (which must hold a stone) has exactly one liberty. O(1).
+    #[inline]
+    pub fn in_atari(&self, p: Point) -> bool {
+        self.libs[self.head[p.index()] as usize].is_single()
+    }
+
+    /// The last liberty of the string on `p` when it is in atari. O(1).
+    #[inline]
+    pub fn atari_liberty(&self, p: Point) -> Option<Point> {
+        let libs = self.libs[self.head[p.index()] as usize];
+        libs.is_single()
+            .then(|| Point::from_index((libs.sum / u32::from(libs.count)) as usize))
     }
 
     /// Number of stones of the string on `p`; `p` must hold a stone.
@@ -264,19 +427,18 @@ impl Board {
     /// Whether a stone of `c` on the empty point `p` would have no liberty and capture nothing.
     #[inline]
     pub fn is_suicide(&self, p: Point, c: Color) -> bool {
+        if lane::count(self.nbrs[p.index()], Cell::Empty) > 0 {
+            return false;
+        }
         let own = Cell::from(c);
         for n in self.neighbors(p) {
             let cell = self.cells[n.index()];
-            if cell == Cell::Empty {
-                return false;
-            }
             if cell == Cell::Border {
                 continue;
             }
-            let libs = self.liberties(n);
-            let joins_living_string = cell == own && libs > 1;
-            let captures = cell != own && libs == 1;
-            if joins_living_string || captures {
+            // An own string in atari has `p` as its last liberty: joining it gains nothing.
+            // An opponent string in atari has `p` as its last liberty: it is captured.
+            if (cell == own) != self.in_atari(n) {
                 return false;
             }
         }
@@ -287,14 +449,10 @@ impl Board {
     /// the opponent does not hold enough diagonals to make it false.
     #[inline]
     pub fn is_eye(&self, p: Point, c: Color) -> bool {
-        let own = Cell::from(c);
-        let mut at_edge = false;
-        for n in self.neighbors(p) {
-            match self.cells[n.index()] {
-                Cell::Border => at_edge = true,
-                cell if cell != own => return false,
-                _ => {}
-            }
+        let w = self.nbrs[p.index()];
+        let border = lane::count(w, Cell::Border);
+        if lane::count(w, Cell::from(c)) + border != 4 {
+            return false;
         }
         let opp = Cell::from(c.opponent());
         let bad = self
@@ -302,7 +460,7 @@ impl Board {
             .iter()
             .filter(|d| self.cells[d.index()] == opp)
             .count();
-        bad < if at_edge { 1 } else { 2 }
+        bad < if border > 0 { 1 } else { 2 }
     }
 
     /// Whether a stone of `c` on the empty point `p` would leave its string with one liberty
@@ -310,6 +468,10 @@ impl Board {
     /// one stone counts its point as a liberty. Returns the size the string would have, or
     /// `None` when the move is not a self-atari.
     pub fn self_atari_size(&self, p: Point, c: Color) -> Option<usize> {
+        if lane::count(self.nbrs[p.index()], Cell::Empty) >= 2 {
+            // Two empty neighbours are two liberties.
+            return None;
+        }
         let own = Cell::from(c);
         let mut found = [p; 2];
         let mut n_found = 0;
@@ -338,20 +500,19 @@ impl Board {
                 }
                 heads[n_heads] = h;
                 n_heads += 1;
-                let libs = self.libs[h as usize];
                 if cell == own {
-                    if libs > 2 {
+                    let mut buf = [p; 3];
+                    let k = self.string_liberties(n, &mut buf);
+                    if k == buf.len() {
                         return None;
                     }
                     size += self.stones[h as usize] as usize;
-                    let mut buf = [p; 3];
-                    let k = self.string_liberties(n, &mut buf);
                     for &q in &buf[..k] {
                         if add(q, &mut found, &mut n_found) {
                             return None;
                         }
                     }
-                } else if libs == 1 {
+                } else if self.in_atari(n) {
                     // Capturing two or more stones frees room enough; capturing one frees at
                     // least its point (and may still be a ko or a snapback).
                     if self.stones[h as usize] >= 2 || add(n, &mut found, &mut n_found) {
@@ -376,7 +537,7 @@ impl Board {
                 continue;
             }
             let head = self.head[n.index()];
-            if self.libs[head as usize] == 1 && !heads[..n_heads].contains(&head) {
+            if self.in_atari(n) && !heads[..n_heads].contains(&head) {
                 heads[n_heads] = head;
                 n_heads += 1;
                 captured = true;
@@ -422,134 +583,61 @@ impl Board {
         let own = Cell::from(c);
         let opp = Cell::from(c.opponent());
         self.ko = None;
-        self.cells[pi] = own;
+        self.set_cell(pi, own);
         self.remove_empty(pi);
         self.hash ^= KEYS[c.index()][pi];
         self.head[pi] = pi as u16;
         self.next[pi] = pi as u16;
         self.stones[pi] = 1;
+        self.libs[pi] = PseudoLibs::NONE;
 
-        let mut own_heads = [0u16; 4];
-        let mut n_own = 0;
-        let mut opp_heads = [0u16; 4];
-        let mut n_opp = 0;
-        let mut empty_neighbors = 0;
-        for n in self.neighbors(p) {
-            let ni = n.index();
-            let cell = self.cells[ni];
+        // Every neighbour is looked at as it was before the move; captures come after, so
+        // that the points they free are credited exactly once.
+        let mut dead = [0u16; 4];
+        let mut n_dead = 0;
+        let s = self.stride;
+        for n in [pi - s, pi - 1, pi + 1, pi + s] {
+            let cell = self.cells[n];
             if cell == Cell::Empty {
-                empty_neighbors += 1;
+                let g = self.head[pi] as usize;
+                self.libs[g].add(n);
             } else if cell == own {
-                let h = self.head[ni];
-                if !own_heads[..n_own].contains(&h) {
-                    own_heads[n_own] = h;
-                    n_own += 1;
+                let h = self.head[n] as usize;
+                self.libs[h].remove(pi);
+                let g = self.head[pi] as usize;
+                if h != g {
+                    self.merge(g, h);
                 }
             } else if cell == opp {
-                let h = self.head[ni];
-                if !opp_heads[..n_opp].contains(&h) {
-                    opp_heads[n_opp] = h;
-                    n_opp += 1;
+                let h = self.head[n] as usize;
+                self.libs[h].remove(pi);
+                if self.libs[h].count == 0 {
+                    dead[n_dead] = h as u16;
+                    n_dead += 1;
                 }
             }
-        }
-
-        if n_own == 0 {
-            self.libs[pi] = empty_neighbors;
-        } else {
-            self.extend_string(p, &own_heads[..n_own]);
         }
 
         let mut captured = 0;
-        let mut last_captured = pi;
-        for &h in &opp_heads[..n_opp] {
-            let h = h as usize;
-            self.libs[h] -= 1;
-            if self.libs[h] == 0 {
-                captured += self.remove_string(h, c.opponent());
-                last_captured = h;
-            }
+        for &h in &dead[..n_dead] {
+            captured += self.remove_string(h as usize, c.opponent());
         }
         self.captures[c.index()] += captured;
 
         let g = self.head[pi] as usize;
-        if captured == 1 && self.stones[g] == 1 && self.libs[g] == 1 {
-            self.ko = Some((Point::from_index(last_captured), c.opponent()));
+        if captured == 1 && self.stones[g] == 1 && self.libs[g].count == 1 {
+            self.ko = Some((Point::from_index(dead[0] as usize), c.opponent()));
         }
-        if self.libs[g] == 0 {
+        if self.libs[g].count == 0 {
             let lost = self.remove_string(g, c);
             self.captures[c.opponent().index()] += lost;
         }
         captured
     }
 
-    /// Joins the new stone on `p` to the adjacent own strings `heads`, keeping the liberty count
-    /// exact: the largest string keeps its count less `p`, and gains every liberty of the
-    /// smaller strings (and every empty neighbour of `p`) it did not already touch. Only the
-    /// smaller strings are scanned.
-    fn extend_string(&mut self, p: Point, heads: &[u16]) {
-        let big = heads
-            .iter()
-            .map(|&h| h as usize)
-            .max_by_key(|&h| self.stones[h])
-            .unwrap_or(p.index());
-        let mut libs = self.libs[big] - 1;
-        if heads.len() == 1 {
-            // Extending one string: the empty neighbours of `p` are distinct by themselves.
-            for n in self.neighbors(p) {
-                if self.cells[n.index()] == Cell::Empty && !self.touches_string(n, p, big) {
-                    libs += 1;
-                }
-            }
-            let g = self.join(big, p.index());
-            self.libs[g] = libs;
-            return;
-        }
-        let mut counted = [0u64; MARK_WORDS];
-        let mut consider = |board: &Board, q: Point| {
-            let qi = q.index();
-            if board.cells[qi] == Cell::Empty && q != p && counted[qi / 64] & (1 << (qi % 64)) == 0
-            {
-                counted[qi / 64] |= 1 << (qi % 64);
-                if !board.touches_string(q, p, big) {
-                    libs += 1;
-                }
-            }
-        };
-        for n in self.neighbors(p) {
-            consider(self, n);
-        }
-        for &h in heads {
-            if h as usize != big {
-                for s in self.string_stones(Point::from_index(h as usize)) {
-                    for q in self.neighbors(s) {
-                        consider(self, q);
-                    }
-                }
-            }
-        }
-        let mut g = self.join(big, p.index());
-        for &h in heads {
-            if h as usize != big {
-                g = self.join(g, h as usize);
-            }
-        }
-        self.libs[g] = libs;
-    }
-
-    /// Whether the empty point `q` touches the string with head `g` other than through `except`.
-    #[inline]
-    fn touches_string(&self, q: Point, except: Point, g: usize) -> bool {
-        self.neighbors(q).iter().any(|&r| {
-            r != except
-                && self.cells[r.index()].color().is_some()
-                && self.head[r.index()] as usize == g
-        })
-    }
-
-    /// Merges the strings with heads `a` and `b`; returns the surviving head. Liberty counts
-    /// of the result are the caller's business.
-    fn join(&mut self, a: usize, b: usize) -> usize {
+    /// Merges the strings with heads `a` and `b`, relabelling the smaller one; returns the
+    /// surviving head.
+    fn merge(&mut self, a: usize, b: usize) -> usize {
         let (big, small) = if self.stones[a] >= self.stones[b] {
             (a, b)
         } else {
@@ -565,11 +653,12 @@ impl Board {
         }
         self.next.swap(big, small);
         self.stones[big] += self.stones[small];
+        let absorbed = self.libs[small];
+        self.libs[big].absorb(absorbed);
         big
     }
 
-    /// Counts the distinct liberties of the string with head `g` from scratch.
-    #[cfg(test)]
+    /// Counts the distinct liberties of the string with head `g`.
     fn count_liberties(&self, g: usize) -> u16 {
         let mut seen = [0u64; MARK_WORDS];
         let mut n = 0;
@@ -585,37 +674,50 @@ impl Board {
         n
     }
 
-    /// Takes the string with head `g` (of colour `c`) off the board, giving its points as
-    /// liberties to the strings around it. Returns the number of stones removed.
+    /// Takes the string with head `g` (of colour `c`) off the board, giving each freed point
+    /// as a pseudo-liberty to every adjacent stone of the other colour. Returns the number of
+    /// stones removed.
     fn remove_string(&mut self, g: usize, c: Color) -> u32 {
         let other = Cell::from(c.opponent());
-        let mut s = g;
+        let s = self.stride;
+        let mut stone = g;
         let mut removed = 0;
         loop {
-            let next = self.next[s] as usize;
-            self.cells[s] = Cell::Empty;
-            self.add_empty(s);
-            self.hash ^= KEYS[c.index()][s];
+            let next = self.next[stone] as usize;
+            self.set_cell(stone, Cell::Empty);
+            self.add_empty(stone);
+            self.hash ^= KEYS[c.index()][stone];
             removed += 1;
-            let mut credited = [0u16; 4];
-            let mut n_credited = 0;
-            for n in self.neighbors(Point::from_index(s)) {
-                let ni = n.index();
-                if self.cells[ni] == other {
-                    let h = self.head[ni];
-                    if !credited[..n_credited].contains(&h) {
-                        credited[n_credited] = h;
-                        n_credited += 1;
-                        self.libs[h as usize] += 1;
-                    }
+            for n in [stone - s, stone - 1, stone + 1, stone + s] {
+                if self.cells[n] == other {
+                    let h = self.head[n] as usize;
+                    self.libs[h].add(stone);
                 }
             }
-            s = next;
-            if s == g {
+            stone = next;
+            if stone == g {
                 break;
             }
         }
         removed
+    }
+
+    /// Changes what is on cell `i` (never a border cell) and the neighbour counts around it.
+    #[inline]
+    fn set_cell(&mut self, i: usize, cell: Cell) {
+        let old = self.cells[i];
+        self.cells[i] = cell;
+        let s = self.stride;
+        for n in [i - s, i - 1, i + 1, i + s] {
+            self.nbrs[n] = lane::moved(self.nbrs[n], old, cell);
+        }
+        // Cell `i` is neighbour `k` of the cell in the opposite direction, which sees it as
+        // its neighbour `7 - k` (the offsets list is symmetric).
+        let change = (old as u16) ^ (cell as u16);
+        for (k, &(dx, dy)) in PATTERN_OFFSETS.iter().enumerate() {
+            let q = (i as isize + dy * s as isize + dx) as usize;
+            self.pattern3[q] ^= change << (2 * (7 - k));
+        }
     }
 
     #[inline]
@@ -642,6 +744,17 @@ impl Board {
         let mut n_empty = 0;
         for p in self.points() {
             let i = p.index();
+            let nbrs: u32 = self
+                .neighbors(p)
+                .iter()
+                .map(|n| lane::ONE[self.cells[n.index()] as usize])
+                .sum();
+            assert_eq!(nbrs, self.nbrs[i], "neighbour counts");
+            assert_eq!(
+                self.pattern3_from_scratch(i),
+                self.pattern3[i],
+                "3x3 pattern"
+            );
             match self.cells[i] {
                 Cell::Empty => {
                     n_empty += 1;
@@ -671,11 +784,18 @@ impl Board {
                     }
                     assert_eq!(self.stones[head] as usize, members.len(), "string size");
                     assert_eq!(self.string_stones(p).count(), members.len(), "string ring");
-                    assert_eq!(self.libs[head], self.count_liberties(head), "liberties");
-                    assert!(
-                        self.libs[head] > 0,
-                        "string without liberty left on the board"
-                    );
+                    let mut pseudo = PseudoLibs::NONE;
+                    for &m in &members {
+                        for n in self.neighbors(Point::from_index(m)) {
+                            if self.cells[n.index()] == Cell::Empty {
+                                pseudo.add(n.index());
+                            }
+                        }
+                    }
+                    assert_eq!(self.libs[head], pseudo, "pseudo-liberties");
+                    let libs = self.count_liberties(head);
+                    assert!(libs > 0, "string without liberty left on the board");
+                    assert_eq!(self.in_atari(p), libs == 1, "atari");
                 }
             }
         }

@@ -2,7 +2,7 @@
 //! seki-preserving policy the scorer uses to tell dead stones from living ones.
 //! A playout allocates nothing: it plays on the `Board` it is given.
 
-use rand::RngExt;
+use rand::Rng;
 use rand::rngs::SmallRng;
 
 use super::{Board, Cell, Color, Point};
@@ -65,15 +65,15 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
     if n == 0 {
         return None;
     }
-    let start = rng.random_range(0..n);
-    let in_random_order = || (start..n).chain(0..start).map(|k| board.empty_at(k));
+    let start = below(rng, n);
     if policy == Policy::NoSelfAtari
-        && let Some(p) =
-            in_random_order().find(|&p| captures(board, p, c) && board.legality(p, c).is_ok())
+        && let Some(p) = first_from(board, start, |p| {
+            captures(board, p, c) && board.legality(p, c).is_ok()
+        })
     {
         return Some(p);
     }
-    in_random_order().find(|&p| {
+    first_from(board, start, |p| {
         !board.is_eye(p, c)
             && board.legality(p, c).is_ok()
             && (policy == Policy::Light
@@ -81,6 +81,34 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
                     .self_atari_size(p, c)
                     .is_none_or(|s| s <= MAX_THROW_IN))
     })
+}
+
+/// A random index below `n` by one multiplication (Lemire), without rejection: the bias is
+/// below n / 2^32, far under anything a playout could notice.
+#[inline]
+fn below(rng: &mut SmallRng, n: usize) -> usize {
+    ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
+}
+
+/// The first empty point, scanning the empty list cyclically from index `start`, that is
+/// `acceptable`.
+#[inline]
+fn first_from(board: &Board, start: usize, acceptable: impl Fn(Point) -> bool) -> Option<Point> {
+    let n = board.empty_count();
+    let mut k = start;
+    loop {
+        let p = board.empty_at(k);
+        if acceptable(p) {
+            return Some(p);
+        }
+        k += 1;
+        if k == n {
+            k = 0;
+        }
+        if k == start {
+            return None;
+        }
+    }
 }
 
 /// Whether a stone of `c` on the empty point `p` would capture.

@@ -153,3 +153,52 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn atari_liberty_names_the_last_liberty() {
+    // A white stone on E5 with black on D5, F5 and E4: its last liberty is E6, whose pseudo-
+    // liberty count is one; a two-stone string touching one point twice is also in atari.
+    let board = board_with(9, &["D5", "E5", "F5", "A9", "E4"]);
+    let e5 = pt(&board, "E5");
+    assert!(board.in_atari(e5));
+    assert_eq!(board.atari_liberty(e5), Some(pt(&board, "E6")));
+    assert!(!board.in_atari(pt(&board, "D5")));
+    assert_eq!(board.atari_liberty(pt(&board, "D5")), None);
+    // An L of black A1, B1, A2 whose only liberty B2 touches two of its stones (pseudo-
+    // liberty count two, one real liberty).
+    let mut board = Board::new(5);
+    for v in ["A1", "B1", "A2"] {
+        board.play(pt(&board, v), Color::Black);
+    }
+    for v in ["C1", "C2", "B3", "A3"] {
+        board.play(pt(&board, v), Color::White);
+    }
+    board.check_invariants();
+    let a1 = pt(&board, "A1");
+    assert_eq!(board.liberties(a1), 1);
+    assert!(board.in_atari(a1));
+    assert_eq!(board.atari_liberty(a1), Some(pt(&board, "B2")));
+}
+
+#[test]
+fn copy_from_any_size_gives_an_equal_board() {
+    let big = board_with(19, &["D4", "Q16", "D5", "Q15", "K10", "C3"]);
+    let small = board_with(9, &["E5", "E6", "D5", "F5"]);
+    for (target, src) in [(big.clone(), &small), (small.clone(), &big)] {
+        let mut copy = target;
+        copy.copy_from(src);
+        copy.check_invariants();
+        assert_eq!(copy.size(), src.size());
+        assert_eq!(copy.hash(), src.hash());
+        assert!(src.points().all(|p| copy.cell(p) == src.cell(p)
+            && copy.is_eye(p, Color::Black) == src.is_eye(p, Color::Black)));
+        // Both boards go on identically.
+        let mut original = src.clone();
+        for v in ["A1", "B2", "C1"] {
+            let p = pt(src, v);
+            assert_eq!(copy.play(p, Color::White), original.play(p, Color::White));
+        }
+        copy.check_invariants();
+        assert_eq!(copy.hash(), original.hash());
+    }
+}

@@ -138,8 +138,9 @@ impl Ownership {
                 let mut rng =
                     SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
                 let mut own = Ownership::empty();
+                let mut b = board.clone();
                 for _ in 0..BATCH {
-                    let mut b = board.clone();
+                    b.copy_from(board);
                     play_out(
                         &mut b,
                         to_move,

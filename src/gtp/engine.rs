@@ -3,6 +3,9 @@
 //! rejected command leaves the state unchanged.
 
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use log::{debug, error, info};
 
@@ -11,7 +14,7 @@ use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::Player;
+use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
 /// The engine's name as `name` reports it.
@@ -76,6 +79,10 @@ pub struct Engine {
     clock: Clock,
     player: Box<dyn Player>,
     quit: bool,
+    /// Set by the input reader on `# interrupt` while a command runs.
+    interrupt: Arc<AtomicBool>,
+    /// When the command being executed was read: a move's clock starts then.
+    received: Instant,
 }
 
 impl Engine {
@@ -86,7 +93,27 @@ impl Engine {
             clock: Clock::default(),
             player,
             quit: false,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            received: Instant::now(),
         }
+    }
+
+    /// The flag that stops a running `genmove` early (the best move so far is played), as
+    /// GoGui's `# interrupt` asks.
+    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.interrupt)
+    }
+
+    /// Runs one command read at `received`, with the interrupt flag cleared before and after.
+    pub fn execute_received(
+        &mut self,
+        command: &Command,
+        received: Instant,
+    ) -> Result<String, GtpError> {
+        self.received = received;
+        let result = self.execute(command);
+        self.interrupt.store(false, Ordering::Relaxed);
+        result
     }
 
     /// Runs one command. The response text (or error) is for [`super::protocol::format_response`].
@@ -180,11 +207,23 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
-        let moves_left = (self.game.board().empty_count() / 2).max(10) as u32;
-        if let Some(budget) = self.clock.move_budget(color, moves_left) {
-            debug!("time budget for this move: {budget:?}");
-        }
-        let mut mv = self.player.genmove(&self.game, color);
+        let board = self.game.board();
+        let empty = board.empty_count();
+        let moves_left = (empty / 2).max(10) as u32;
+        // More time in the middle game than in the opening and the endgame.
+        let filled = 1.0 - empty as f64 / (board.size() * board.size()) as f64;
+        let weight = 0.75 + 4.0 * filled * (1.0 - filled);
+        let budget = self.clock.move_budget(color, moves_left, weight);
+        debug!("time budget for this move: {budget:?}");
+        let limits = Limits {
+            deadline: budget.map(|b| self.received + b),
+            stop: Some(Arc::clone(&self.interrupt)),
+            may_resign: mode != Mode::Cleanup,
+        };
+        let mut mv = match self.player.genmove(&self.game, color, &limits) {
+            Answer::Move(mv) => mv,
+            Answer::Resign => return Ok("resign".to_string()),
+        };
         if let Err(why) = self.game.legality(color, mv) {
             error!(
                 "the player chose {} ({why}); passing instead",

@@ -11,7 +11,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::Player;
+use super::{Answer, Limits, Player};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 
@@ -48,7 +48,7 @@ impl HeuristicPlayer {
 }
 
 impl Player for HeuristicPlayer {
-    fn genmove(&mut self, game: &Game, color: Color) -> Move {
+    fn genmove(&mut self, game: &Game, color: Color, _limits: &Limits) -> Answer {
         let board = game.board();
         let mut reader = Reader::new();
         let eval = Evaluator::new(game, color, &mut reader);
@@ -69,7 +69,7 @@ impl Player for HeuristicPlayer {
             .into_iter()
             .map(|(_, p)| p)
             .find(|&p| game.legality(color, Move::Play(p)).is_ok())
-            .map_or(Move::Pass, Move::Play)
+            .map_or(Answer::Move(Move::Pass), |p| Answer::Move(Move::Play(p)))
     }
 }
 
@@ -788,7 +788,10 @@ mod tests {
     }
 
     fn genmove(game: &Game, c: Color, seed: u64) -> Move {
-        HeuristicPlayer::new(Some(seed)).genmove(game, c)
+        HeuristicPlayer::new(Some(seed))
+            .genmove(game, c, &Limits::default())
+            .as_move()
+            .unwrap()
     }
 
     #[test]
@@ -906,9 +909,15 @@ mod tests {
                 while game.trailing_passes() < 2 && game.moves().len() < 3 * 81 {
                     let c = game.to_move();
                     let mv = if c == medium_color {
-                        medium.genmove(&game, c)
+                        medium
+                            .genmove(&game, c, &Limits::default())
+                            .as_move()
+                            .unwrap()
                     } else {
-                        random.genmove(&game, c)
+                        random
+                            .genmove(&game, c, &Limits::default())
+                            .as_move()
+                            .unwrap()
                     };
                     if let (true, Move::Play(p)) = (c == medium_color, mv) {
                         let board = game.board();
@@ -979,7 +988,10 @@ mod tests {
         while game.trailing_passes() < 2 {
             assert!(game.moves().len() < 100, "the game does not end");
             let c = game.to_move();
-            let mv = players[c.index()].genmove(&game, c);
+            let mv = players[c.index()]
+                .genmove(&game, c, &Limits::default())
+                .as_move()
+                .unwrap();
             assert_eq!(game.play(c, mv), Ok(()));
         }
         let board = game.board();
@@ -1006,7 +1018,10 @@ mod tests {
             let mut game = Game::new(size, Rules::chinese(7.0));
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
-                let mv = players[c.index()].genmove(&game, c);
+                let mv = players[c.index()]
+                    .genmove(&game, c, &Limits::default())
+                    .as_move()
+                    .unwrap();
                 assert_eq!(game.play(c, mv), Ok(()));
             }
             assert_eq!(
@@ -1033,9 +1048,15 @@ mod tests {
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
                 let mv = if c == medium_color {
-                    medium.genmove(&game, c)
+                    medium
+                        .genmove(&game, c, &Limits::default())
+                        .as_move()
+                        .unwrap()
                 } else {
-                    random.genmove(&game, c)
+                    random
+                        .genmove(&game, c, &Limits::default())
+                        .as_move()
+                        .unwrap()
                 };
                 assert_eq!(game.play(c, mv), Ok(()));
             }

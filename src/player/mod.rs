@@ -2,15 +2,62 @@
 //! may keep state between moves.
 
 pub mod heuristic;
+pub mod mcts;
 pub mod random;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
 
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
 
 /// A move generator.
 pub trait Player: Send {
-    /// The move `color` should play in `game` (which is not changed).
-    fn genmove(&mut self, game: &Game, color: Color) -> Move;
+    /// What `color` should do in `game` (which is not changed), within `limits`.
+    fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer;
+}
+
+/// A player's answer to `genmove`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// Play this move (or pass).
+    Move(Move),
+    /// Give up the game.
+    Resign,
+}
+
+impl Answer {
+    /// The move, unless the player resigned.
+    pub fn as_move(self) -> Option<Move> {
+        match self {
+            Answer::Move(mv) => Some(mv),
+            Answer::Resign => None,
+        }
+    }
+}
+
+/// What bounds one `genmove`: a deadline from the clock, a flag set from outside to stop early
+/// (the best move so far is played), and whether resigning is allowed.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    /// The moment the answer is due; `None` when the clock sets no limit.
+    pub deadline: Option<Instant>,
+    /// Set (by `# interrupt`) to stop thinking now.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Whether the player may resign (never in `kgs-genmove_cleanup`).
+    pub may_resign: bool,
+}
+
+impl Limits {
+    /// Whether thinking must stop now: the deadline passed or the stop flag is set.
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+            || self
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
 }
 
 /// The points where `color` may legally play (superko included) without filling its own eye.

@@ -4,7 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Player, sensible_moves};
+use super::{Answer, Limits, Player, sensible_moves};
 use crate::board::{Color, Move};
 use crate::game::Game;
 
@@ -23,17 +23,17 @@ impl RandomPlayer {
 }
 
 impl Player for RandomPlayer {
-    fn genmove(&mut self, game: &Game, color: Color) -> Move {
+    fn genmove(&mut self, game: &Game, color: Color, _limits: &Limits) -> Answer {
         let board = game.board();
         let moves: Vec<_> = sensible_moves(game, color)
             .into_iter()
             .filter(|&p| !board.is_suicide(p, color))
             .collect();
-        if moves.is_empty() {
+        Answer::Move(if moves.is_empty() {
             Move::Pass
         } else {
             Move::Play(moves[self.rng.random_range(0..moves.len())])
-        }
+        })
     }
 }
 
@@ -49,7 +49,10 @@ mod tests {
             let mut game = Game::new(7, rules);
             while game.trailing_passes() < 2 {
                 let color = game.to_move();
-                let mv = player.genmove(&game, color);
+                let mv = player
+                    .genmove(&game, color, &Limits::default())
+                    .as_move()
+                    .unwrap();
                 if let Move::Play(p) = mv {
                     assert!(!game.board().is_eye(p, color), "filled its own eye");
                     assert!(!game.board().is_suicide(p, color), "suicide");
@@ -74,7 +77,12 @@ mod tests {
         let mut player = RandomPlayer::new(Some(11));
         let mut seen = std::collections::HashSet::new();
         for _ in 0..400 {
-            seen.insert(player.genmove(&game, Color::Black));
+            seen.insert(
+                player
+                    .genmove(&game, Color::Black, &Limits::default())
+                    .as_move()
+                    .unwrap(),
+            );
         }
         // 400 uniform draws from 81 points leave almost none unseen.
         assert!(seen.len() > 70, "{} distinct moves", seen.len());

@@ -1,0 +1,507 @@
+//! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
+//! RAVE, priors and a playout policy that answers the last move.
+
+mod ladder;
+pub mod policy;
+mod priors;
+mod search;
+mod shapes;
+mod tree;
+
+use std::time::Instant;
+
+use log::{debug, info};
+use rand::random;
+
+use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
+use crate::game::{Game, Scoring};
+
+use super::{Answer, Limits, Player};
+pub use ladder::Scratch;
+use search::{Params, Problem};
+use tree::{NewChild, NodeId, ROOT, Stats, Tree};
+
+/// Playouts per move when neither the level nor the clock sets a budget.
+pub const DEFAULT_PLAYOUTS: u64 = 10_000;
+/// Tree nodes when the level does not say (about 40 bytes each).
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// Resign when the best move wins less often than this.
+pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
+
+/// The playouts a search needs before its win rate is trusted enough to resign on it.
+const MIN_PLAYOUTS_TO_RESIGN: u64 = 1_000;
+/// Searches in a row that must find the game lost before the player resigns.
+const RESIGN_AFTER: u32 = 3;
+/// How much lower than the pass a move's win rate may be and still be played instead of a
+/// pass while the position is not settled.
+const PASS_MARGIN: f32 = 0.05;
+
+/// How one MCTS level plays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsSettings {
+    /// Fixed playouts per move; `None`: the clock decides, else [`DEFAULT_PLAYOUTS`].
+    pub playouts: Option<u64>,
+    /// Worker threads; 0 = every core.
+    pub threads: usize,
+    /// The tree's node capacity. When it is full the search goes on without expanding.
+    pub max_nodes: usize,
+    /// Resign below this win rate (0 never resigns).
+    pub resign_threshold: f32,
+    /// Fixed seed for reproducible searches (with one thread); random when absent.
+    pub seed: Option<u64>,
+    /// The UCB exploration constant.
+    pub exploration: f32,
+    /// Playouts at which a move's own results and its RAVE results weigh the same.
+    pub rave_equivalence: f32,
+    /// Visits a node needs before it is expanded.
+    pub expand_after: u32,
+}
+
+impl Default for MctsSettings {
+    fn default() -> MctsSettings {
+        MctsSettings {
+            playouts: None,
+            threads: 0,
+            max_nodes: DEFAULT_MAX_NODES,
+            resign_threshold: DEFAULT_RESIGN_THRESHOLD,
+            seed: None,
+            exploration: Params::default().exploration,
+            rave_equivalence: Params::default().rave_equivalence,
+            expand_after: Params::default().expand_after,
+        }
+    }
+}
+
+/// The MCTS player.
+pub struct MctsPlayer {
+    settings: MctsSettings,
+    params: Params,
+    /// The tree searched last, and a spare one the reused subtree is copied into.
+    tree: Tree,
+    spare: Tree,
+    /// The position at the root of `tree` and the game's moves up to it, for reuse.
+    root: Option<RootPosition>,
+    seed: u64,
+    last_search: SearchReport,
+    /// Searches in a row whose best win rate was below the resign threshold.
+    losing_streak: u32,
+}
+
+/// Where the last search stood.
+struct RootPosition {
+    board: Board,
+    to_move: Color,
+    moves: Vec<(Color, Move)>,
+}
+
+/// What the last search did.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchReport {
+    /// Playouts run.
+    pub playouts: u64,
+    /// Wall time of the search.
+    pub seconds: f64,
+    /// Tree nodes in use at the end.
+    pub nodes: usize,
+}
+
+impl MctsPlayer {
+    /// A player with `settings`; the tree's memory is taken once, here.
+    pub fn new(settings: MctsSettings) -> MctsPlayer {
+        let threads = match settings.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        MctsPlayer {
+            params: Params {
+                threads,
+                exploration: settings.exploration.max(0.0),
+                rave_equivalence: settings.rave_equivalence.max(1.0),
+                expand_after: settings.expand_after,
+            },
+            tree: Tree::new(settings.max_nodes.max(1000)),
+            spare: Tree::new(settings.max_nodes.max(1000)),
+            root: None,
+            seed: settings.seed.unwrap_or_else(random),
+            settings,
+            last_search: SearchReport::default(),
+            losing_streak: 0,
+        }
+    }
+
+    /// What the last `genmove` searched.
+    pub fn last_search(&self) -> SearchReport {
+        self.last_search
+    }
+
+    /// Keeps the part of the last tree under the moves played since, when the game went on
+    /// from the last search's position; otherwise starts afresh. Returns whether a tree was
+    /// kept.
+    fn reuse_tree(&mut self, game: &Game, color: Color) -> bool {
+        let kept = self.find_new_root(game, color);
+        match kept {
+            Some(ROOT) => {}
+            Some(node) => {
+                self.spare.copy_subtree(&self.tree, node);
+                std::mem::swap(&mut self.tree, &mut self.spare);
+            }
+            None => self.tree.clear(),
+        }
+        kept.is_some()
+    }
+
+    /// The node of the last tree for `game`'s position with `color` to move, if the game is
+    /// the last search's game with moves added.
+    fn find_new_root(&self, game: &Game, color: Color) -> Option<NodeId> {
+        let root = self.root.as_ref()?;
+        let moves = game.moves();
+        if root.board.size() != game.size()
+            || moves.len() < root.moves.len()
+            || moves[..root.moves.len()] != root.moves[..]
+        {
+            return None;
+        }
+        let mut board = root.board.clone();
+        let mut to_move = root.to_move;
+        let mut node = ROOT;
+        for &(c, mv) in &moves[root.moves.len()..] {
+            if c != to_move {
+                return None;
+            }
+            match mv {
+                Move::Play(p) => {
+                    board.play(p, c);
+                }
+                Move::Pass => board.pass(),
+            }
+            node = self.tree.child_with(node, search::node_move(mv))?;
+            to_move = to_move.opponent();
+        }
+        (to_move == color && board.hash() == game.board().hash()).then_some(node)
+    }
+
+    /// Under area scoring a pass is played only on a settled board (no dame, nothing in
+    /// atari): before that, the most visited move whose win rate is close to the pass's is
+    /// played instead, so that dame get filled and stones in atari taken.
+    fn instead_of_pass(&self, game: &Game, color: Color, best: Stats) -> Stats {
+        if best.mv != tree::PASS
+            || game.rules().scoring != Scoring::Area
+            || is_settled(game.board())
+        {
+            return best;
+        }
+        let floor = best.real_win_rate().unwrap_or(0.0) - PASS_MARGIN;
+        self.tree
+            .children(ROOT)
+            .map(|id| self.tree.stats(id))
+            .filter(|s| {
+                s.mv != tree::PASS
+                    && s.real_win_rate().is_some_and(|w| w >= floor)
+                    && search::point_of(s.mv)
+                        .is_some_and(|p| game.legality(color, Move::Play(p)).is_ok())
+            })
+            .max_by_key(|s| s.visits)
+            .unwrap_or(best)
+    }
+
+    /// The root's children: every legal move (superko included) that does not fill an own
+    /// eye, with its prior, and the pass.
+    fn root_children(game: &Game, color: Color, last: Option<Point>) -> Vec<NewChild> {
+        let board = game.board();
+        let mut scratch = Scratch::new();
+        let mut children: Vec<NewChild> = board
+            .empty_points()
+            .filter(|&p| !board.is_eye(p, color) && game.legality(color, Move::Play(p)).is_ok())
+            .map(|p| priors::stone(board, p, color, last, &mut scratch))
+            .collect();
+        children.push(priors::pass());
+        children
+    }
+
+    /// The root child played: the most visited move the rules allow (a reused tree may hold a
+    /// superko repetition), ties broken by win rate.
+    fn best_child(&self, game: &Game, color: Color) -> Option<Stats> {
+        self.tree
+            .children(ROOT)
+            .map(|id| self.tree.stats(id))
+            .filter(|s| {
+                let mv = search::point_of(s.mv).map_or(Move::Pass, Move::Play);
+                game.legality(color, mv).is_ok()
+            })
+            .max_by(|a, b| {
+                a.visits.cmp(&b.visits).then(
+                    a.win_rate()
+                        .unwrap_or(0.0)
+                        .total_cmp(&b.win_rate().unwrap_or(0.0)),
+                )
+            })
+    }
+}
+
+impl Player for MctsPlayer {
+    fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
+        let started = Instant::now();
+        let last = match game.moves().last() {
+            Some(&(c, Move::Play(p))) if c != color => Some(p),
+            _ => None,
+        };
+        let root_children = MctsPlayer::root_children(game, color, last);
+        if root_children.len() == 1 {
+            return Answer::Move(Move::Pass);
+        }
+        let max_playouts = match (self.settings.playouts, limits.deadline) {
+            (Some(n), _) => n,
+            (None, Some(_)) => u64::MAX,
+            (None, None) => DEFAULT_PLAYOUTS,
+        };
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let problem = Problem {
+            board: game.board(),
+            to_move: color,
+            last,
+            komi: game.rules().komi as f32,
+            root_children: &root_children,
+            max_playouts,
+            limits,
+            seed: self.seed,
+        };
+        let reused = self.reuse_tree(game, color);
+        let kept_visits = self.tree.visits(ROOT);
+        let playouts = search::run(&self.tree, &problem, &self.params);
+        self.root = Some(RootPosition {
+            board: game.board().clone(),
+            to_move: color,
+            moves: game.moves().to_vec(),
+        });
+        self.last_search = SearchReport {
+            playouts,
+            seconds: started.elapsed().as_secs_f64(),
+            nodes: self.tree.len(),
+        };
+        let Some(best) = self.best_child(game, color) else {
+            return Answer::Move(Move::Pass);
+        };
+        let best = self.instead_of_pass(game, color, best);
+        let win_rate = best.real_win_rate().unwrap_or(0.5);
+        let mv = search::point_of(best.mv).map_or(Move::Pass, Move::Play);
+        info!(
+            "mcts: {} after {playouts} playouts in {:.2} s ({} nodes{}): {} visits, win rate {:.3}",
+            mv.to_vertex(game.size()),
+            started.elapsed().as_secs_f64(),
+            self.tree.len(),
+            if reused {
+                format!(", {kept_visits} visits kept")
+            } else {
+                String::new()
+            },
+            best.visits,
+            win_rate
+        );
+        let losing = playouts >= MIN_PLAYOUTS_TO_RESIGN
+            && win_rate < self.settings.resign_threshold
+            && !reused_after_new_game(game);
+        self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
+        if log::log_enabled!(log::Level::Debug) {
+            let mut children: Vec<Stats> = self
+                .tree
+                .children(ROOT)
+                .map(|id| self.tree.stats(id))
+                .collect();
+            children.sort_by_key(|s| std::cmp::Reverse(s.visits));
+            for s in children.iter().take(10) {
+                debug!(
+                    "  {:>5} visits {:>6} win {:.3} rave {:>6} {:.3} prior {:>3} {:.3}",
+                    search::point_of(s.mv)
+                        .map_or(Move::Pass, Move::Play)
+                        .to_vertex(game.size()),
+                    s.visits,
+                    s.real_win_rate().unwrap_or(0.0),
+                    s.amaf_visits,
+                    s.amaf_wins as f32 / (2 * s.amaf_visits.max(1)) as f32,
+                    s.prior_visits,
+                    s.prior_wins as f32 / (2 * s.prior_visits.max(1)) as f32,
+                );
+            }
+        }
+        if limits.may_resign && self.losing_streak >= RESIGN_AFTER {
+            return Answer::Resign;
+        }
+        Answer::Move(mv)
+    }
+}
+
+/// Whether nothing is left to play for under area scoring: every empty region touches one
+/// colour only, and no string is in atari.
+fn is_settled(board: &Board) -> bool {
+    let mut seen = vec![false; MAX_CELLS];
+    let mut stack = Vec::new();
+    for p in board.points() {
+        if board.color_at(p).is_some() {
+            if board.in_atari(p) {
+                return false;
+            }
+            continue;
+        }
+        if seen[p.index()] {
+            continue;
+        }
+        // Flood the empty region of `p`, noting which colours border it.
+        let mut borders = [false; 2];
+        seen[p.index()] = true;
+        stack.push(p);
+        while let Some(q) = stack.pop() {
+            for n in board.neighbors(q) {
+                match board.cell(n) {
+                    Cell::Empty if !seen[n.index()] => {
+                        seen[n.index()] = true;
+                        stack.push(n);
+                    }
+                    Cell::Black => borders[0] = true,
+                    Cell::White => borders[1] = true,
+                    _ => {}
+                }
+            }
+        }
+        if borders[0] == borders[1] {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether the game has only just begun (a new game resets the resign count).
+fn reused_after_new_game(game: &Game) -> bool {
+    game.moves().len() < 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Rules;
+
+    fn player(playouts: u64, threads: usize) -> MctsPlayer {
+        MctsPlayer::new(MctsSettings {
+            playouts: Some(playouts),
+            threads,
+            seed: Some(1),
+            ..MctsSettings::default()
+        })
+    }
+
+    #[test]
+    fn saves_its_stones_from_atari_by_extending_into_the_open() {
+        // Black D5-E5 is in atari at F5; extending there gives three liberties (F6, G5,
+        // F4), any other move loses two stones and the centre.
+        let game = Game::from_rows(
+            &[
+                ".........",
+                ".........",
+                ".........",
+                "...OO....",
+                "..OXX....",
+                "...OO....",
+                ".........",
+                ".........",
+                ".........",
+            ],
+            Rules::chinese(7.0),
+        );
+        let mut mcts = player(2000, 2);
+        let answer = mcts.genmove(&game, Color::Black, &Limits::default());
+        assert_eq!(
+            answer,
+            Answer::Move(Move::Play(Point::parse("F5", 9).unwrap()))
+        );
+    }
+
+    #[test]
+    fn a_smoke_game_at_tiny_playouts_ends_legally() {
+        let mut game = Game::new(7, Rules::chinese(7.0));
+        let mut players = [player(50, 1), player(50, 2)];
+        for _ in 0..200 {
+            if game.trailing_passes() >= 2 {
+                break;
+            }
+            let c = game.to_move();
+            match players[c.index()].genmove(&game, c, &Limits::default()) {
+                Answer::Move(mv) => game.play(c, mv).expect("legal move"),
+                Answer::Resign => break,
+            }
+        }
+        assert!(game.moves().len() > 10);
+    }
+
+    #[test]
+    fn the_tree_is_kept_across_moves_and_dropped_for_another_game() {
+        let mut game = Game::new(9, Rules::chinese(7.0));
+        let mut mcts = player(3000, 1);
+        let limits = Limits::default();
+        let Answer::Move(first) = mcts.genmove(&game, Color::Black, &limits) else {
+            panic!("resigned on an empty board");
+        };
+        game.play(Color::Black, first).unwrap();
+        // White answers with the reply the search explored most.
+        let reply = mcts
+            .tree
+            .child_with(ROOT, search::node_move(first))
+            .and_then(|n| mcts.tree.children(n).max_by_key(|&c| mcts.tree.visits(c)))
+            .map(|c| search::point_of(mcts.tree.mv(c)).map_or(Move::Pass, Move::Play))
+            .expect("the played move was expanded");
+        game.play(Color::White, reply).unwrap();
+        let expected = mcts.find_new_root(&game, Color::Black).expect("kept");
+        let kept = mcts.tree.stats(expected);
+        assert!(kept.visits > 0);
+        assert!(mcts.reuse_tree(&game, Color::Black));
+        assert_eq!(mcts.tree.stats(ROOT), kept);
+        // The same moves from another start (a handicap stone) are another game.
+        let mut other = Game::new(9, Rules::chinese(7.0));
+        other
+            .set_handicap(&[Point::parse("C3", 9).unwrap()])
+            .unwrap();
+        assert!(mcts.find_new_root(&other, Color::Black).is_none());
+    }
+
+    #[test]
+    fn does_not_pass_while_dame_remain_under_area_scoring() {
+        // Black's area is the left half, White's the right; E5 is the last dame, and neither
+        // side can do anything else useful. Black must fill it rather than pass.
+        let rows = [
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...X.O...",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+        ];
+        let game = Game::from_rows(&rows, Rules::chinese(0.5));
+        assert!(!is_settled(game.board()));
+        let mut mcts = player(2000, 1);
+        let answer = mcts.genmove(&game, Color::Black, &Limits::default());
+        assert_ne!(answer, Answer::Move(Move::Pass));
+        let mut settled = Game::from_rows(&rows, Rules::chinese(0.5));
+        settled
+            .play(Color::Black, Move::Play(Point::parse("E5", 9).unwrap()))
+            .unwrap();
+        assert!(is_settled(settled.board()));
+    }
+
+    #[test]
+    fn stops_at_the_deadline() {
+        let game = Game::new(9, Rules::chinese(7.0));
+        let mut mcts = MctsPlayer::new(MctsSettings {
+            threads: 2,
+            ..MctsSettings::default()
+        });
+        let limits = Limits {
+            deadline: Some(Instant::now() + std::time::Duration::from_millis(200)),
+            ..Limits::default()
+        };
+        let answer = mcts.genmove(&game, Color::Black, &limits);
+        assert!(matches!(answer, Answer::Move(Move::Play(_))));
+        // A loose bound against a hang, not a speed figure.
+        assert!(Instant::now() < limits.deadline.unwrap() + std::time::Duration::from_secs(5));
+    }
+}

@@ -1,0 +1,142 @@
+//! Prior knowledge given to a node's children when it is expanded, as virtual playouts: every
+//! move starts even, captures, ladders, atari escapes and good shapes start as wins, self-ataris and (early in the
+//! game) first-line moves as losses, and a pass starts low so that it wins only when nothing
+//! else does.
+
+use crate::board::{Board, Color, Point};
+
+use super::ladder::{Scratch, escapes, ladder_atari};
+use super::shapes;
+use super::tree::{HalfWins, NewChild, PASS};
+
+/// Virtual playouts at an even result that every move starts with.
+const EVEN: u32 = 10;
+/// Virtual wins for a capture or for saving an own string from atari.
+const TACTICAL_WIN: u32 = 20;
+/// Virtual losses for a self-atari of more than one stone.
+const SELF_ATARI_LOSS: u32 = 20;
+/// Virtual losses for a first-line move while most of the board is empty.
+const EDGE_LOSS: u32 = 10;
+/// Virtual wins for a good shape (see [`super::shapes`]).
+const SHAPE_WIN: u32 = 10;
+/// Virtual wins for a move within distance two of the last move (local answers matter most).
+const NEAR_LAST_WIN: u32 = 5;
+/// Virtual losses for passing.
+const PASS_LOSS: u32 = 20;
+
+/// The child for a stone of `c` on `p`; `last` is the opponent's last stone, if any.
+pub fn stone(
+    board: &Board,
+    p: Point,
+    c: Color,
+    last: Option<Point>,
+    scratch: &mut Scratch,
+) -> NewChild {
+    let mut visits = EVEN;
+    let mut wins: HalfWins = EVEN;
+    let mut add = |n: u32, win: bool| {
+        visits += n;
+        if win {
+            wins += 2 * n;
+        }
+    };
+    let mut captures = false;
+    let mut saves = false;
+    let mut ladders = false;
+    for n in board.neighbors(p) {
+        match board.color_at(n) {
+            Some(o) if o == c.opponent() && board.in_atari(n) => captures = true,
+            Some(o) if o == c && board.in_atari(n) => {
+                saves |= escapes(board, n, p, c, scratch);
+            }
+            Some(o) if o == c.opponent() && !ladders && board.liberties(n) == 2 => {
+                ladders = ladder_atari(board, n, c, scratch) == Some(p);
+            }
+            _ => {}
+        }
+    }
+    let self_atari = board.self_atari_size(p, c);
+    if captures || ladders {
+        add(TACTICAL_WIN, true);
+    }
+    if saves {
+        add(TACTICAL_WIN, true);
+    }
+    if self_atari.is_some_and(|s| s > 1) || (self_atari.is_some() && !captures) {
+        add(SELF_ATARI_LOSS, false);
+    }
+    if self_atari.is_none() && shapes::is_good_shape(board, p) {
+        add(SHAPE_WIN, true);
+    }
+    let size = board.size();
+    let (col, row) = p.coords(size);
+    if let Some(l) = last {
+        let (lc, lr) = l.coords(size);
+        if col.abs_diff(lc) + row.abs_diff(lr) <= 2 {
+            add(NEAR_LAST_WIN, true);
+        }
+    }
+    let line = col.min(row).min(size - 1 - col).min(size - 1 - row);
+    if line == 0 && size >= 7 && board.empty_count() * 10 > size * size * 7 {
+        add(EDGE_LOSS, false);
+    }
+    NewChild {
+        mv: p.index() as u16,
+        prior_visits: visits,
+        prior_wins: wins,
+    }
+}
+
+/// The pass child.
+pub fn pass() -> NewChild {
+    NewChild {
+        mv: PASS,
+        prior_visits: EVEN + PASS_LOSS,
+        prior_wins: EVEN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate(child: NewChild) -> f32 {
+        child.prior_wins as f32 / (2 * child.prior_visits) as f32
+    }
+
+    #[test]
+    fn captures_beat_quiet_moves_and_self_ataris_lose() {
+        let mut b = Board::new(9);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        for v in ["D5", "F5", "E4"] {
+            b.play(pt(v), Color::Black);
+        }
+        b.play(pt("E5"), Color::White);
+        let capture = rate(stone(&b, pt("E6"), Color::Black, None, &mut Scratch::new()));
+        let quiet = rate(stone(&b, pt("C7"), Color::Black, None, &mut Scratch::new()));
+        // For White, E6 saves E5: the two stones get three liberties (D6, F6, E7).
+        let save = rate(stone(&b, pt("E6"), Color::White, None, &mut Scratch::new()));
+        assert!(capture > quiet);
+        assert!(save > quiet);
+        assert!((quiet - 0.5).abs() < 1e-6);
+        // White D4 inside black C4, D3, E4 has one liberty (D5) and captures nothing.
+        let mut b = Board::new(9);
+        for v in ["C4", "D3", "E4"] {
+            b.play(pt(v), Color::Black);
+        }
+        let self_atari = rate(stone(&b, pt("D4"), Color::White, None, &mut Scratch::new()));
+        assert!(self_atari < quiet);
+        assert!(rate(pass()) < quiet);
+    }
+
+    #[test]
+    fn moves_near_the_last_one_start_ahead() {
+        let mut b = Board::new(9);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        b.play(pt("E5"), Color::White);
+        let last = Some(pt("E5"));
+        let near = rate(stone(&b, pt("E7"), Color::Black, last, &mut Scratch::new()));
+        let far = rate(stone(&b, pt("B8"), Color::Black, last, &mut Scratch::new()));
+        assert!(near > far, "{near} {far}");
+    }
+}

@@ -1,0 +1,374 @@
+//! The search loop: every thread repeatedly descends the shared tree (UCT with RAVE and
+//! priors), expands the leaf it reaches once it has been visited enough, plays the game out
+//! with the playout policy and backs the result up the path, RAVE included. Threads share
+//! nothing but the tree's atomics and a playout counter.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use crate::board::{Board, Color, MAX_CELLS, Point};
+use crate::player::Limits;
+
+use super::ladder::Scratch;
+use super::policy;
+use super::priors;
+use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
+
+/// How the search weighs what it knows.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Params {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Real visits a node needs before it gets children (the root always does).
+    pub expand_after: u32,
+    /// Playouts at which a move's own results and its RAVE results weigh the same.
+    pub rave_equivalence: f32,
+    /// The UCB exploration constant.
+    pub exploration: f32,
+}
+
+impl Default for Params {
+    fn default() -> Params {
+        Params {
+            threads: 1,
+            expand_after: 8,
+            rave_equivalence: 1000.0,
+            exploration: 0.1,
+        }
+    }
+}
+
+/// The position searched and what the search may spend.
+pub struct Problem<'a> {
+    /// The position.
+    pub board: &'a Board,
+    /// Who moves.
+    pub to_move: Color,
+    /// The opponent's last stone, answered first by the playouts.
+    pub last: Option<Point>,
+    /// Komi, added to White's area.
+    pub komi: f32,
+    /// The root's children: the moves the rules allow here, with their priors.
+    pub root_children: &'a [NewChild],
+    /// Playouts to run for this move at most.
+    pub max_playouts: u64,
+    /// The clock's deadline and the stop flag.
+    pub limits: &'a Limits,
+    /// Seeds the threads' random generators.
+    pub seed: u64,
+}
+
+/// Shared state of one search.
+struct Context<'a> {
+    tree: &'a Tree,
+    problem: &'a Problem<'a>,
+    params: &'a Params,
+    started: Instant,
+    claimed: AtomicU64,
+    stop: AtomicBool,
+}
+
+/// Runs the search on `tree` (which must be cleared or hold this position's tree) and returns
+/// the number of playouts run.
+pub fn run(tree: &Tree, problem: &Problem<'_>, params: &Params) -> u64 {
+    let ctx = Context {
+        tree,
+        problem,
+        params,
+        started: Instant::now(),
+        claimed: AtomicU64::new(0),
+        stop: AtomicBool::new(false),
+    };
+    let threads = params.threads.max(1);
+    std::thread::scope(|s| {
+        for t in 1..threads {
+            let ctx = &ctx;
+            s.spawn(move || Worker::new(ctx, t).run());
+        }
+        Worker::new(&ctx, 0).run();
+    });
+    ctx.claimed
+        .load(Ordering::Relaxed)
+        .min(problem.max_playouts)
+}
+
+/// How often (in playouts of one thread) the clock and the early stop are looked at.
+const CHECK_EVERY: u64 = 64;
+
+impl Context<'_> {
+    /// Claims the right to run one more playout.
+    fn claim(&self) -> bool {
+        !self.stop.load(Ordering::Relaxed)
+            && self.claimed.fetch_add(1, Ordering::Relaxed) < self.problem.max_playouts
+    }
+
+    /// Sets the stop flag when time is up or when the most visited root move can no longer be
+    /// overtaken in the playouts that are left.
+    fn check(&self) {
+        if self.problem.limits.expired() {
+            self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        let done = self.claimed.load(Ordering::Relaxed);
+        let mut left = self.problem.max_playouts.saturating_sub(done);
+        if let Some(deadline) = self.problem.limits.deadline {
+            let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
+            let time_left = deadline
+                .saturating_duration_since(Instant::now())
+                .as_secs_f64();
+            left = left.min((done as f64 / elapsed * time_left) as u64);
+        }
+        let (mut first, mut second) = (0, 0);
+        for id in self.tree.children(ROOT) {
+            let v = u64::from(self.tree.visits(id));
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+        }
+        if first > second + left {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One search thread and its scratch space (allocated once per search, not per playout).
+struct Worker<'a> {
+    ctx: &'a Context<'a>,
+    rng: SmallRng,
+    board: Board,
+    path: Vec<NodeId>,
+    children: Vec<NewChild>,
+    scratch: Box<Scratch>,
+    /// Per point: the playout (`generation`) and the move number at which it was first
+    /// played, and by whom (bit 0: white).
+    first_play: Vec<u64>,
+    generation: u64,
+}
+
+impl<'a> Worker<'a> {
+    fn new(ctx: &'a Context<'a>, thread: usize) -> Worker<'a> {
+        Worker {
+            ctx,
+            rng: SmallRng::seed_from_u64(
+                ctx.problem.seed ^ (thread as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            ),
+            board: ctx.problem.board.clone(),
+            path: Vec::with_capacity(256),
+            children: Vec::with_capacity(MAX_CELLS),
+            scratch: Scratch::new(),
+            first_play: vec![0; MAX_CELLS],
+            generation: 0,
+        }
+    }
+
+    fn run(mut self) {
+        let mut n = 0u64;
+        while self.ctx.claim() {
+            self.playout();
+            n += 1;
+            if n.is_multiple_of(CHECK_EVERY) {
+                self.ctx.check();
+            }
+        }
+    }
+
+    /// One descent, playout and backup.
+    fn playout(&mut self) {
+        let ctx = self.ctx;
+        let tree = ctx.tree;
+        let problem = ctx.problem;
+        self.generation += 1;
+        self.board.copy_from(problem.board);
+        self.path.clear();
+        let mut node = ROOT;
+        let mut color = problem.to_move;
+        let mut last = problem.last;
+        let mut depth = 0u64;
+        tree.enter(ROOT);
+        self.path.push(ROOT);
+        loop {
+            let mut kids = tree.children(node);
+            if kids.is_empty() {
+                let ready = node == ROOT || tree.visits(node) > ctx.params.expand_after;
+                if ready && tree.claim_expansion(node) {
+                    self.children.clear();
+                    if node == ROOT {
+                        self.children.extend_from_slice(problem.root_children);
+                    } else {
+                        children_of(
+                            &self.board,
+                            color,
+                            last,
+                            &mut self.scratch,
+                            &mut self.children,
+                        );
+                    }
+                    tree.expand(node, &self.children);
+                    kids = tree.children(node);
+                }
+                if kids.is_empty() {
+                    break;
+                }
+            }
+            let child = self.select(node, kids);
+            let mv = tree.mv(child);
+            if mv == PASS {
+                self.board.pass();
+                last = None;
+            } else {
+                let p = Point::from_index(usize::from(mv));
+                self.board.play(p, color);
+                self.mark(p, color, depth);
+                last = Some(p);
+            }
+            tree.enter(child);
+            self.path.push(child);
+            node = child;
+            color = color.opponent();
+            depth += 1;
+        }
+
+        let generation = self.generation;
+        let first_play = &mut self.first_play;
+        let mut move_number = depth;
+        let size = self.board.size();
+        let outcome = policy::play_out(
+            &mut self.board,
+            color,
+            last,
+            3 * size * size,
+            &mut self.rng,
+            &mut self.scratch,
+            |p, c| {
+                mark(first_play, generation, p, c, move_number);
+                move_number += 1;
+            },
+        );
+        let margin = outcome.area_difference - problem.komi;
+        let black: HalfWins = if margin > 0.0 {
+            2
+        } else if margin < 0.0 {
+            0
+        } else {
+            1
+        };
+        self.back_up(black);
+    }
+
+    fn mark(&mut self, p: Point, c: Color, move_number: u64) {
+        mark(&mut self.first_play, self.generation, p, c, move_number);
+    }
+
+    /// Adds the result (`black`: Black's half wins) to every node of the path, and to the
+    /// RAVE statistics of every child whose move its player made later in this playout.
+    fn back_up(&self, black: HalfWins) {
+        let tree = self.ctx.tree;
+        let root_player = self.ctx.problem.to_move;
+        for (depth, &id) in self.path.iter().enumerate() {
+            // The node at depth d (d >= 1) was reached by move d - 1; the root's "mover" is the
+            // opponent of the player to move there.
+            let to_play = if depth % 2 == 0 {
+                root_player
+            } else {
+                root_player.opponent()
+            };
+            let for_to_play = if to_play == Color::Black {
+                black
+            } else {
+                2 - black
+            };
+            tree.record(id, 2 - for_to_play);
+            for child in tree.children(id) {
+                let mv = tree.mv(child);
+                if mv == PASS {
+                    continue;
+                }
+                let stamp = self.first_play[usize::from(mv)];
+                if stamp >> 32 == self.generation
+                    && (stamp >> 1) & 0x7fff_ffff >= depth as u64
+                    && (stamp & 1 == 1) == (to_play == Color::White)
+                {
+                    tree.record_amaf(child, for_to_play);
+                }
+            }
+        }
+    }
+
+    /// The child of `node` with the best RAVE-blended value plus exploration.
+    fn select(&self, node: NodeId, kids: std::ops::Range<NodeId>) -> NodeId {
+        let tree = self.ctx.tree;
+        let params = self.ctx.params;
+        let log_parent = (tree.visits(node).max(1) as f32).ln();
+        let mut best = kids.start;
+        let mut best_urgency = f32::MIN;
+        for id in kids {
+            let s = tree.stats(id);
+            let n = (s.visits + s.prior_visits) as f32;
+            let q = if n > 0.0 {
+                (s.wins + s.prior_wins) as f32 / (2.0 * n)
+            } else {
+                0.5
+            };
+            let value = if s.amaf_visits > 0 {
+                let an = s.amaf_visits as f32;
+                let amaf = s.amaf_wins as f32 / (2.0 * an);
+                let beta = an / (an + n + n * an / params.rave_equivalence);
+                (1.0 - beta) * q + beta * amaf
+            } else {
+                q
+            };
+            let urgency = value + params.exploration * (log_parent / (n + 1.0)).sqrt();
+            if urgency > best_urgency {
+                best_urgency = urgency;
+                best = id;
+            }
+        }
+        best
+    }
+}
+
+/// Records that `p` was played by `c` at `move_number` in playout `generation`, unless it was
+/// played earlier in the same playout.
+#[inline]
+fn mark(first_play: &mut [u64], generation: u64, p: Point, c: Color, move_number: u64) {
+    let slot = &mut first_play[p.index()];
+    if *slot >> 32 != generation {
+        *slot = generation << 32 | (move_number & 0x7fff_ffff) << 1 | u64::from(c == Color::White);
+    }
+}
+
+/// The children of a node inside the tree: every empty point the board allows that is not an
+/// own eye, and the pass.
+fn children_of(
+    board: &Board,
+    c: Color,
+    last: Option<Point>,
+    scratch: &mut Scratch,
+    out: &mut Vec<NewChild>,
+) {
+    for p in board.empty_points() {
+        if !board.is_eye(p, c) && board.legality(p, c).is_ok() {
+            out.push(priors::stone(board, p, c, last, scratch));
+        }
+    }
+    out.push(priors::pass());
+}
+
+/// The node move of a game move.
+pub fn node_move(mv: crate::board::Move) -> NodeMove {
+    match mv {
+        crate::board::Move::Play(p) => p.index() as NodeMove,
+        crate::board::Move::Pass => PASS,
+    }
+}
+
+/// The move of a node as a point, `None` for a pass.
+pub fn point_of(mv: NodeMove) -> Option<Point> {
+    (mv != PASS).then(|| Point::from_index(usize::from(mv)))
+}

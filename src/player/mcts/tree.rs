@@ -1,0 +1,367 @@
+//! The search tree: nodes in one preallocated arena, the children of a node contiguous and
+//! addressed by index, every statistic an atomic so that the search threads share the tree
+//! without a lock. A thread descending through a node counts its visit at once and its result
+//! only when the playout is over: the in-flight visit is the virtual loss that steers the
+//! other threads elsewhere.
+
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicUsize, Ordering};
+
+/// The move of a node: a board cell index, or [`PASS`] (cell 0 is always border).
+pub type NodeMove = u16;
+
+/// The move value standing for a pass.
+pub const PASS: NodeMove = 0;
+
+/// The index of a node in the arena.
+pub type NodeId = u32;
+
+/// The root is always the first node.
+pub const ROOT: NodeId = 0;
+
+const LEAF: u8 = 0;
+const EXPANDING: u8 = 1;
+const EXPANDED: u8 = 2;
+
+/// Results are counted in half wins: a win is 2, a jigo 1, a loss 0.
+pub type HalfWins = u32;
+
+/// One node: the move that leads to it and the statistics of the player who made that move.
+#[derive(Default)]
+struct Node {
+    mv: AtomicU16,
+    state: AtomicU8,
+    n_children: AtomicU16,
+    first_child: AtomicU32,
+    visits: AtomicU32,
+    wins: AtomicU32,
+    amaf_visits: AtomicU32,
+    amaf_wins: AtomicU32,
+    prior_visits: AtomicU32,
+    prior_wins: AtomicU32,
+}
+
+/// A snapshot of a node's statistics.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    /// The move that leads to the node.
+    pub mv: NodeMove,
+    /// Playouts through the node (in-flight ones included).
+    pub visits: u32,
+    /// Their results for the player who made the move, in half wins.
+    pub wins: HalfWins,
+    /// All-moves-as-first playouts: the move was played later by the same player.
+    pub amaf_visits: u32,
+    /// Their results, in half wins.
+    pub amaf_wins: HalfWins,
+    /// Virtual playouts standing for prior knowledge.
+    pub prior_visits: u32,
+    /// Their results, in half wins.
+    pub prior_wins: HalfWins,
+}
+
+impl Stats {
+    /// The win rate of real and prior playouts, `None` when there are none.
+    pub fn win_rate(&self) -> Option<f32> {
+        let n = self.visits + self.prior_visits;
+        (n > 0).then(|| (self.wins + self.prior_wins) as f32 / (2 * n) as f32)
+    }
+
+    /// The win rate of real playouts only.
+    pub fn real_win_rate(&self) -> Option<f32> {
+        (self.visits > 0).then(|| self.wins as f32 / (2 * self.visits) as f32)
+    }
+}
+
+/// A child to create at expansion: its move and its prior.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct NewChild {
+    /// The move.
+    pub mv: NodeMove,
+    /// Virtual playouts of prior knowledge.
+    pub prior_visits: u32,
+    /// Their results, in half wins.
+    pub prior_wins: HalfWins,
+}
+
+/// The arena of nodes of one search.
+pub struct Tree {
+    nodes: Vec<Node>,
+    used: AtomicUsize,
+    full: AtomicBool,
+}
+
+impl Tree {
+    /// A tree that can hold `capacity` nodes (at least the root).
+    pub fn new(capacity: usize) -> Tree {
+        let mut nodes = Vec::with_capacity(capacity.max(1));
+        nodes.resize_with(capacity.max(1), Node::default);
+        let tree = Tree {
+            nodes,
+            used: AtomicUsize::new(0),
+            full: AtomicBool::new(false),
+        };
+        tree.clear();
+        tree
+    }
+
+    /// Forgets every node but a fresh root.
+    pub fn clear(&self) {
+        self.used.store(1, Ordering::Relaxed);
+        self.full.store(false, Ordering::Relaxed);
+        self.init(ROOT, PASS, 0, 0);
+    }
+
+    /// Number of nodes in use.
+    pub fn len(&self) -> usize {
+        self.used.load(Ordering::Relaxed).min(self.nodes.len())
+    }
+
+    /// Whether an expansion has failed for lack of room; the search goes on in the tree it has.
+    pub fn is_full(&self) -> bool {
+        self.full.load(Ordering::Relaxed)
+    }
+
+    fn init(&self, id: NodeId, mv: NodeMove, prior_visits: u32, prior_wins: HalfWins) {
+        let n = &self.nodes[id as usize];
+        n.mv.store(mv, Ordering::Relaxed);
+        n.state.store(LEAF, Ordering::Relaxed);
+        n.n_children.store(0, Ordering::Relaxed);
+        n.first_child.store(0, Ordering::Relaxed);
+        for counter in [&n.visits, &n.wins, &n.amaf_visits, &n.amaf_wins] {
+            counter.store(0, Ordering::Relaxed);
+        }
+        n.prior_visits.store(prior_visits, Ordering::Relaxed);
+        n.prior_wins.store(prior_wins, Ordering::Relaxed);
+    }
+
+    /// The node's statistics now.
+    pub fn stats(&self, id: NodeId) -> Stats {
+        let n = &self.nodes[id as usize];
+        Stats {
+            mv: n.mv.load(Ordering::Relaxed),
+            visits: n.visits.load(Ordering::Relaxed),
+            wins: n.wins.load(Ordering::Relaxed),
+            amaf_visits: n.amaf_visits.load(Ordering::Relaxed),
+            amaf_wins: n.amaf_wins.load(Ordering::Relaxed),
+            prior_visits: n.prior_visits.load(Ordering::Relaxed),
+            prior_wins: n.prior_wins.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The move leading to the node.
+    #[inline]
+    pub fn mv(&self, id: NodeId) -> NodeMove {
+        self.nodes[id as usize].mv.load(Ordering::Relaxed)
+    }
+
+    /// Real playouts through the node (in-flight ones included).
+    #[inline]
+    pub fn visits(&self, id: NodeId) -> u32 {
+        self.nodes[id as usize].visits.load(Ordering::Relaxed)
+    }
+
+    /// The node's children, empty unless it is expanded.
+    #[inline]
+    pub fn children(&self, id: NodeId) -> std::ops::Range<NodeId> {
+        let n = &self.nodes[id as usize];
+        if n.state.load(Ordering::Acquire) != EXPANDED {
+            return 0..0;
+        }
+        let first = n.first_child.load(Ordering::Relaxed);
+        first..first + NodeId::from(n.n_children.load(Ordering::Relaxed))
+    }
+
+    /// Claims the expansion of a leaf: true for exactly one caller, who must then call
+    /// [`Tree::expand`].
+    pub fn claim_expansion(&self, id: NodeId) -> bool {
+        !self.is_full()
+            && self.nodes[id as usize]
+                .state
+                .compare_exchange(LEAF, EXPANDING, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+    }
+
+    /// Gives the claimed leaf `id` its children. When the arena has no room left the node
+    /// stays a leaf, the tree is marked full and no expansion is tried again.
+    pub fn expand(&self, id: NodeId, children: &[NewChild]) {
+        let node = &self.nodes[id as usize];
+        let count = children.len();
+        let start = self.used.fetch_add(count, Ordering::Relaxed);
+        if count == 0 || count > usize::from(u16::MAX) || start + count > self.nodes.len() {
+            self.full.store(true, Ordering::Relaxed);
+            node.state.store(LEAF, Ordering::Release);
+            return;
+        }
+        for (k, child) in children.iter().enumerate() {
+            self.init(
+                (start + k) as NodeId,
+                child.mv,
+                child.prior_visits,
+                child.prior_wins,
+            );
+        }
+        node.first_child.store(start as NodeId, Ordering::Relaxed);
+        node.n_children.store(count as u16, Ordering::Relaxed);
+        node.state.store(EXPANDED, Ordering::Release);
+    }
+
+    /// Makes this tree a copy of the subtree of `from` under `node`, which becomes the root:
+    /// tree reuse after the moves that lead there were played. Children stay contiguous. Nodes
+    /// that do not fit are left out (their parents stay leaves). No search may be running on
+    /// either tree.
+    pub fn copy_subtree(&self, from: &Tree, node: NodeId) {
+        self.clear();
+        self.copy_stats(ROOT, from, node);
+        let mut queue = std::collections::VecDeque::from([(node, ROOT)]);
+        while let Some((src, dst)) = queue.pop_front() {
+            let kids = from.children(src);
+            let count = kids.len();
+            if count == 0 {
+                continue;
+            }
+            let start = self.used.load(Ordering::Relaxed);
+            if start + count > self.nodes.len() {
+                self.full.store(true, Ordering::Relaxed);
+                continue;
+            }
+            self.used.store(start + count, Ordering::Relaxed);
+            for (k, child) in kids.enumerate() {
+                let id = (start + k) as NodeId;
+                self.copy_stats(id, from, child);
+                queue.push_back((child, id));
+            }
+            let n = &self.nodes[dst as usize];
+            n.first_child.store(start as NodeId, Ordering::Relaxed);
+            n.n_children.store(count as u16, Ordering::Relaxed);
+            n.state.store(EXPANDED, Ordering::Release);
+        }
+    }
+
+    fn copy_stats(&self, id: NodeId, from: &Tree, src: NodeId) {
+        let s = from.stats(src);
+        self.init(id, s.mv, s.prior_visits, s.prior_wins);
+        let n = &self.nodes[id as usize];
+        n.visits.store(s.visits, Ordering::Relaxed);
+        n.wins.store(s.wins, Ordering::Relaxed);
+        n.amaf_visits.store(s.amaf_visits, Ordering::Relaxed);
+        n.amaf_wins.store(s.amaf_wins, Ordering::Relaxed);
+    }
+
+    /// The child of `node` whose move is `mv`, if `node` is expanded and has it.
+    pub fn child_with(&self, node: NodeId, mv: NodeMove) -> Option<NodeId> {
+        self.children(node).find(|&id| self.mv(id) == mv)
+    }
+
+    /// Counts a playout entering the node before its result is known (the virtual loss).
+    #[inline]
+    pub fn enter(&self, id: NodeId) {
+        self.nodes[id as usize]
+            .visits
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Adds the result of a playout that entered the node.
+    #[inline]
+    pub fn record(&self, id: NodeId, result: HalfWins) {
+        self.nodes[id as usize]
+            .wins
+            .fetch_add(result, Ordering::Relaxed);
+    }
+
+    /// Adds an all-moves-as-first result.
+    #[inline]
+    pub fn record_amaf(&self, id: NodeId, result: HalfWins) {
+        let n = &self.nodes[id as usize];
+        n.amaf_visits.fetch_add(1, Ordering::Relaxed);
+        n.amaf_wins.fetch_add(result, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn child(mv: NodeMove) -> NewChild {
+        NewChild {
+            mv,
+            prior_visits: 2,
+            prior_wins: 2,
+        }
+    }
+
+    #[test]
+    fn expansion_is_claimed_once_and_full_arena_keeps_leaves() {
+        let tree = Tree::new(4);
+        assert!(tree.claim_expansion(ROOT));
+        assert!(!tree.claim_expansion(ROOT));
+        tree.expand(ROOT, &[child(5), child(6)]);
+        assert_eq!(tree.children(ROOT), 1..3);
+        assert_eq!(tree.mv(2), 6);
+        // Two more children do not fit in the 4-node arena: the node stays a leaf.
+        assert!(tree.claim_expansion(1));
+        tree.expand(1, &[child(7), child(8)]);
+        assert!(tree.is_full());
+        assert_eq!(tree.children(1), 0..0);
+        assert!(!tree.claim_expansion(2));
+        tree.clear();
+        assert_eq!(tree.len(), 1);
+        assert_eq!(tree.children(ROOT), 0..0);
+    }
+
+    #[test]
+    fn a_copied_subtree_keeps_its_statistics_and_shape() {
+        let old = Tree::new(16);
+        assert!(old.claim_expansion(ROOT));
+        old.expand(ROOT, &[child(5), child(6)]);
+        assert!(old.claim_expansion(2));
+        old.expand(2, &[child(7), child(8), child(9)]);
+        assert!(old.claim_expansion(4));
+        old.expand(4, &[child(10)]);
+        old.enter(2);
+        old.record(2, 2);
+        old.record_amaf(5, 1);
+        let new = Tree::new(16);
+        new.copy_subtree(&old, old.child_with(ROOT, 6).unwrap());
+        assert_eq!(new.stats(ROOT), old.stats(2));
+        let kids: Vec<_> = new.children(ROOT).map(|id| new.mv(id)).collect();
+        assert_eq!(kids, [7, 8, 9]);
+        let eight = new.child_with(ROOT, 8).unwrap();
+        assert_eq!(new.stats(eight), old.stats(4));
+        assert_eq!(
+            new.children(eight).map(|id| new.mv(id)).collect::<Vec<_>>(),
+            [10]
+        );
+        assert_eq!(new.len(), 5);
+        // Too small a tree keeps what fits.
+        let tiny = Tree::new(3);
+        tiny.copy_subtree(&old, 2);
+        assert!(tiny.is_full());
+        assert_eq!(tiny.len(), 1);
+    }
+
+    #[test]
+    fn no_update_is_lost_under_threads() {
+        let tree = Tree::new(8);
+        let threads = 4;
+        let per_thread = 20_000;
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| {
+                    for k in 0..per_thread {
+                        tree.enter(ROOT);
+                        tree.record(ROOT, k % 3);
+                        tree.record_amaf(ROOT, 2);
+                    }
+                });
+            }
+        });
+        let stats = tree.stats(ROOT);
+        let n = threads * per_thread;
+        assert_eq!(stats.visits, n);
+        assert_eq!(stats.amaf_visits, n);
+        assert_eq!(stats.amaf_wins, 2 * n);
+        // Per thread: results 0, 1, 2 repeating.
+        let per_thread_wins: u32 = (0..per_thread).map(|k| k % 3).sum();
+        assert_eq!(stats.wins, threads * per_thread_wins);
+    }
+}
