@@ -10,6 +10,7 @@ use log::info;
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
+use tengen::patterns::{self, TrainOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
@@ -27,6 +28,8 @@ enum Command {
     Gtp(GtpArgs),
     /// Measure playouts per second, genmove latency and peak memory.
     Bench(BenchArgs),
+    /// Learn move-pattern gammas (Coulom's MM) from SGF game records.
+    TrainPatterns(TrainArgs),
 }
 
 #[derive(Args)]
@@ -74,6 +77,28 @@ struct BenchArgs {
     json: bool,
 }
 
+#[derive(Args)]
+struct TrainArgs {
+    /// SGF files, or directories whose .sgf files are read.
+    #[arg(required = true, value_name = "RECORDS")]
+    records: Vec<PathBuf>,
+    /// Where to write the gamma table.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Hold out every K-th file (in name order) to measure move prediction.
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    holdout: usize,
+    /// The most MM sweeps over all feature groups.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    iterations: usize,
+    /// Pattern classes seen fewer times among the candidates share one "rare" gamma.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    min_count: usize,
+    /// Candidates per training position: the move played and a random sample of the rest.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    max_candidates: usize,
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -82,6 +107,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
         Command::Gtp(args) => run_gtp(args),
         Command::Bench(args) => run_bench(args),
+        Command::TrainPatterns(args) => run_train(args),
     }
 }
 
@@ -132,6 +158,24 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         Err(e) => {
             eprintln!("tengen bench: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_train(args: TrainArgs) -> ExitCode {
+    let options = TrainOptions {
+        records: args.records,
+        output: args.output,
+        holdout: args.holdout,
+        iterations: args.iterations,
+        min_count: args.min_count,
+        max_candidates: args.max_candidates,
+    };
+    match patterns::train(&options, &mut io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen train-patterns: {e}");
+            ExitCode::from(2)
         }
     }
 }

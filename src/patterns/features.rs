@@ -4,9 +4,9 @@
 //! strength is the product of the gammas of its values (Coulom's "team"). Value 0 of every
 //! group but the pattern and edge groups means "none".
 
-use crate::board::{Board, Cell, Color, Point};
-use crate::patterns::ladder;
-use crate::patterns::shape::{self, OFF_BOARD, OPPONENT, OWN};
+use crate::board::{Board, Color, Point};
+use crate::patterns::ladder::{self, Scratch};
+use crate::patterns::shape;
 
 /// Number of feature groups.
 pub const GROUPS: usize = 8;
@@ -20,7 +20,7 @@ pub enum Group {
     Capture,
     /// 0 none, [`ATARI`], [`ATARI_LADDER`].
     Atari,
-    /// 0 none, [`ESCAPE_TWO`], [`ESCAPE_MORE`].
+    /// 0 none, [`ESCAPE_CAUGHT`], [`ESCAPE`].
     Escape,
     /// 0 none, [`SELF_ATARI_SMALL`], [`SELF_ATARI_BIG`].
     SelfAtari,
@@ -91,12 +91,12 @@ pub const CAPTURE_LAST: u8 = 3;
 pub const CAPTURE_SAVES: u8 = 4;
 /// Ataris an opponent string.
 pub const ATARI: u8 = 1;
-/// Ataris an opponent string that the ladder reader finds cannot escape.
+/// Ataris an opponent string that then cannot escape a ladder (see [`ladder`]).
 pub const ATARI_LADDER: u8 = 2;
-/// Extends an own string in atari to exactly two liberties.
-pub const ESCAPE_TWO: u8 = 1;
-/// Extends an own string in atari to three liberties or more.
-pub const ESCAPE_MORE: u8 = 2;
+/// Extends an own string in atari that stays caught: one liberty, or two that a ladder takes.
+pub const ESCAPE_CAUGHT: u8 = 1;
+/// Extends an own string in atari out of danger: three liberties, or two no ladder takes.
+pub const ESCAPE: u8 = 2;
 /// Leaves its own string of one to three stones with a single liberty.
 pub const SELF_ATARI_SMALL: u8 = 1;
 /// Leaves its own string of four stones or more with a single liberty.
@@ -171,46 +171,16 @@ pub fn distance_value(dx: usize, dy: usize) -> u8 {
     (d.clamp(2, 17) - 1) as u8
 }
 
-/// The raw 3x3 code of the empty point `p` for `to_move` (see [`shape`]).
-pub fn raw_code(board: &Board, p: Point, to_move: Color) -> u32 {
-    let cells = around(board, p).map(|q| match board.cell(q) {
-        Cell::Empty => 0,
-        Cell::Border => OFF_BOARD,
-        cell if cell.color() == Some(to_move) => OWN,
-        _ => OPPONENT,
-    });
-    let mut atari = [false; 4];
-    for (flag, &q) in atari.iter_mut().zip(&around(board, p)[..4]) {
-        *flag = board.color_at(q).is_some() && board.liberties(q) == 1;
-    }
-    shape::code3x3(cells, atari)
-}
-
-/// The eight neighbours of `p` in the order N, E, S, W, NE, SE, SW, NW (N at `row + 1`).
-fn around(board: &Board, p: Point) -> [Point; 8] {
-    let stride = board.size() + 2;
-    let i = p.index();
-    [
-        i + stride,
-        i + 1,
-        i - stride,
-        i - 1,
-        i + stride + 1,
-        i - stride + 1,
-        i - stride - 1,
-        i + stride - 1,
-    ]
-    .map(Point::from_index)
-}
-
 /// The features of `to_move` playing on the empty point `p` (which should be legal), after
-/// the last move `last` and the one before it `last2` (`None` for a pass or no move).
+/// the last move `last` and the one before it `last2` (`None` for a pass or no move);
+/// `scratch` holds the boards the ladder reader needs.
 pub fn extract(
     board: &Board,
     p: Point,
     to_move: Color,
     last: Option<Point>,
     last2: Option<Point>,
+    scratch: &mut Scratch,
 ) -> Features {
     let size = board.size();
     let (col, row) = p.coords(size);
@@ -226,12 +196,12 @@ pub fn extract(
         Some(1..=3) => SELF_ATARI_SMALL,
         Some(_) => SELF_ATARI_BIG,
     };
-    let mut tactics = Tactics::new(board, p, to_move);
+    let tactics = Tactics::new(board, p, to_move);
     Features {
-        pattern: shape::class_of(raw_code(board, p, to_move)),
+        pattern: shape::class_of(shape::raw_code(board, p, to_move)),
         capture: tactics.capture(last),
-        atari: tactics.atari(),
-        escape: tactics.escape(),
+        atari: tactics.atari(scratch),
+        escape: tactics.escape(scratch),
         self_atari,
         last_distance: distance(last),
         second_distance: distance(last2),
@@ -239,14 +209,13 @@ pub fn extract(
     }
 }
 
-/// The strings next to a candidate move, and the board after it when a feature needs it.
+/// The distinct strings next to a candidate move.
 struct Tactics<'a> {
     board: &'a Board,
     p: Point,
     to_move: Color,
     /// One stone of each distinct neighbouring string.
     strings: [Option<Point>; 4],
-    after: Option<Board>,
 }
 
 impl<'a> Tactics<'a> {
@@ -267,32 +236,25 @@ impl<'a> Tactics<'a> {
             p,
             to_move,
             strings,
-            after: None,
         }
     }
 
-    /// Neighbouring strings of `c` with `libs` liberties.
-    fn strings_of(&self, c: Color, libs: usize) -> impl Iterator<Item = Point> + '_ {
+    /// Neighbouring strings of `c`.
+    fn strings_of(&self, c: Color) -> impl Iterator<Item = Point> + '_ {
         self.strings
             .into_iter()
             .flatten()
-            .filter(move |&s| self.board.color_at(s) == Some(c) && self.board.liberties(s) == libs)
-    }
-
-    /// The board after the move.
-    fn after(&mut self) -> &Board {
-        self.after.get_or_insert_with(|| {
-            let mut b = self.board.clone();
-            b.play(self.p, self.to_move);
-            b
-        })
+            .filter(move |&s| self.board.color_at(s) == Some(c))
     }
 
     fn capture(&self, last: Option<Point>) -> u8 {
         let board = self.board;
         let mut stones = 0;
         let mut value = 0;
-        for s in self.strings_of(self.to_move.opponent(), 1) {
+        for s in self
+            .strings_of(self.to_move.opponent())
+            .filter(|&s| board.in_atari(s))
+        {
             stones += board.string_size(s);
             let takes_last = last.is_some_and(|l| {
                 board.color_at(l).is_some() && board.string_head(l) == board.string_head(s)
@@ -301,7 +263,7 @@ impl<'a> Tactics<'a> {
                 board
                     .neighbors(t)
                     .iter()
-                    .any(|&n| board.color_at(n) == Some(self.to_move) && board.liberties(n) == 1)
+                    .any(|&n| board.color_at(n) == Some(self.to_move) && board.in_atari(n))
             });
             value = value.max(if saves {
                 CAPTURE_SAVES
@@ -319,34 +281,29 @@ impl<'a> Tactics<'a> {
         }
     }
 
-    fn atari(&mut self) -> u8 {
-        let mut prey = [None; 4];
-        for (slot, s) in prey
-            .iter_mut()
-            .zip(self.strings_of(self.to_move.opponent(), 2))
-        {
-            *slot = Some(s);
+    fn atari(&self, scratch: &mut Scratch) -> u8 {
+        let mut value = 0;
+        for s in self.strings_of(self.to_move.opponent()) {
+            if self.board.liberties(s) == 2 {
+                if ladder::is_ladder_atari(self.board, s, self.p, self.to_move, scratch) {
+                    return ATARI_LADDER;
+                }
+                value = ATARI;
+            }
         }
-        if prey[0].is_none() {
-            return 0;
-        }
-        let after = self.after();
-        let caught = prey.into_iter().flatten().any(|s| {
-            after.color_at(s).is_some() && after.liberties(s) == 1 && ladder::is_captured(after, s)
-        });
-        if caught { ATARI_LADDER } else { ATARI }
+        value
     }
 
-    fn escape(&mut self) -> u8 {
-        if self.strings_of(self.to_move, 1).next().is_none() {
-            return 0;
+    fn escape(&self, scratch: &mut Scratch) -> u8 {
+        let mut value = 0;
+        for s in self.strings_of(self.to_move) {
+            if self.board.in_atari(s) {
+                if ladder::escapes(self.board, s, self.p, self.to_move, scratch) {
+                    return ESCAPE;
+                }
+                value = ESCAPE_CAUGHT;
+            }
         }
-        let p = self.p;
-        let after = self.after();
-        match after.color_at(p).map(|_| after.liberties(p)) {
-            Some(2) => ESCAPE_TWO,
-            Some(3..) => ESCAPE_MORE,
-            _ => 0,
-        }
+        value
     }
 }

@@ -1,87 +1,200 @@
-//! A small ladder reader: can a string in atari escape by extending, when the attacker keeps
-//! chasing it with ataris?
+//! Ladder reading for the move patterns, the playouts and the priors: whether a string with two liberties can be
+//! chased into capture by successive ataris. The attacker tries both liberties at each step,
+//! keeping the one after which the defender's forced extension leaves it with two liberties
+//! again; the defender escapes when it gets three liberties or can capture a chasing stone.
+//! Reads on scratch boards owned by the caller, so it allocates nothing.
 
 use crate::board::{Board, Color, Point};
 
-/// Board positions the reader may visit before it gives up and says the string escapes.
-const BUDGET: usize = 200;
+/// Ladder steps read at most (a ladder across a 25x25 board and back is shorter).
+const MAX_STEPS: usize = 64;
 
-/// Whether the string on `prey` (which must have exactly one liberty, its owner to move) is
-/// caught: extending at its liberty leaves it at most two liberties every time, and the
-/// attacker's next atari never lets it capture a chasing stone. Capturing any attacker string
-/// next to it counts as an escape (a simplification: a snapback is not read).
-pub fn is_captured(board: &Board, prey: Point) -> bool {
-    let mut budget = BUDGET;
-    !escapes(board, prey, &mut budget)
+/// Boards to read ladders on.
+pub struct Scratch {
+    chase: Board,
+    trial: Board,
+    extension: Board,
 }
 
-/// Whether the defender, to move, gets the string on `prey` (in atari) out.
-fn escapes(board: &Board, prey: Point, budget: &mut usize) -> bool {
-    if *budget == 0 {
-        return true;
+impl Scratch {
+    /// Scratch boards for any size.
+    pub fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            chase: Board::new(2),
+            trial: Board::new(2),
+            extension: Board::new(2),
+        })
     }
-    *budget -= 1;
-    let Some(defender) = board.color_at(prey) else {
-        return true;
-    };
-    if can_capture_a_neighbour(board, prey, defender.opponent()) {
-        return true;
-    }
-    let mut libs = [prey; 2];
-    if board.string_liberties(prey, &mut libs[..1]) != 1 {
-        return true;
-    }
-    let liberty = libs[0];
-    if board.legality(liberty, defender).is_err() {
+}
+
+/// Whether extending the string on `s` (of `c`, in atari) at its last liberty `lib` saves it:
+/// three liberties or more, or two that no ladder can take.
+pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scratch) -> bool {
+    if board.self_atari_size(lib, c).is_some() {
         return false;
     }
-    let mut extended = board.clone();
-    extended.play(liberty, defender);
-    match extended.liberties(prey) {
+    let Scratch {
+        chase,
+        trial,
+        extension,
+    } = scratch;
+    extension.copy_from(board);
+    extension.play(lib, c);
+    let mut after = [lib; 3];
+    match extension.string_liberties(s, &mut after) {
         0 | 1 => false,
-        2 => {
-            extended.string_liberties(prey, &mut libs);
-            !libs
-                .iter()
-                .any(|&atari| chase_catches(&extended, prey, atari, defender.opponent(), budget))
-        }
+        2 => !(0..2).any(|first| chase_from(extension, s, c.opponent(), first, chase, trial)),
         _ => true,
     }
 }
 
-/// Whether the attacker's atari at `at` leaves the string on `prey` caught.
-fn chase_catches(
+/// The atari that kills the string on `s` (two liberties, `attacker`'s opponent) in a
+/// ladder, if there is one. Both first ataris are tried; after that the chase is forced: the
+/// attacker keeps the atari that leaves the defender two liberties.
+pub fn ladder_atari(
     board: &Board,
-    prey: Point,
-    at: Point,
+    s: Point,
     attacker: Color,
-    budget: &mut usize,
-) -> bool {
-    if board.legality(at, attacker).is_err() {
-        return false;
+    scratch: &mut Scratch,
+) -> Option<Point> {
+    let mut libs = [s; 3];
+    if board.string_liberties(s, &mut libs) != 2 {
+        return None;
     }
-    let mut chased = board.clone();
-    chased.play(at, attacker);
-    chased.liberties(prey) == 1 && !escapes(&chased, prey, budget)
+    let Scratch { chase, trial, .. } = scratch;
+    (0..2)
+        .find(|&first| chase_from(board, s, attacker, first, chase, trial))
+        .map(|first| libs[first])
 }
 
-/// Whether a string of `attacker` next to the string on `prey` has a single liberty.
-fn can_capture_a_neighbour(board: &Board, prey: Point, attacker: Color) -> bool {
-    board.string_stones(prey).any(|s| {
+/// Whether `attacker`'s atari at `at` (one of the two liberties of the string on `s`) kills
+/// that string in a ladder.
+pub fn is_ladder_atari(
+    board: &Board,
+    s: Point,
+    at: Point,
+    attacker: Color,
+    scratch: &mut Scratch,
+) -> bool {
+    let mut libs = [s; 3];
+    if board.string_liberties(s, &mut libs) != 2 {
+        return false;
+    }
+    let Some(first) = libs[..2].iter().position(|&l| l == at) else {
+        return false;
+    };
+    let Scratch { chase, trial, .. } = scratch;
+    chase_from(board, s, attacker, first, chase, trial)
+}
+
+/// Chases the string on `s`, starting with the atari on its liberty number `first`, reading
+/// on the boards `chase` and `trial`.
+fn chase_from(
+    board: &Board,
+    s: Point,
+    attacker: Color,
+    first: usize,
+    chase: &mut Board,
+    trial: &mut Board,
+) -> bool {
+    let defender = attacker.opponent();
+    chase.copy_from(board);
+    for step in 0..MAX_STEPS {
+        let mut libs = [s; 3];
+        if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
+            return false;
+        }
+        let orders = [(libs[0], libs[1]), (libs[1], libs[0])];
+        let tries = if step == 0 {
+            &orders[first..=first]
+        } else {
+            &orders[..]
+        };
+        let mut continued = false;
+        for &(atari, escape) in tries {
+            if chase.legality(atari, attacker).is_err() {
+                continue;
+            }
+            trial.copy_from(chase);
+            trial.play(atari, attacker);
+            if trial.in_atari(atari) && trial.string_size(atari) == 1 {
+                // The chasing stone can be taken at once: no ladder this way.
+                continue;
+            }
+            if trial.legality(escape, defender).is_err() {
+                return true;
+            }
+            trial.play(escape, defender);
+            match trial.liberties(s) {
+                0 | 1 => return true,
+                2 => {
+                    continued = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if !continued {
+            return false;
+        }
+        std::mem::swap(chase, trial);
+    }
+    false
+}
+
+/// Whether a string of the other colour touching the string on `s` is in atari.
+fn can_capture_a_chaser(board: &Board, s: Point) -> bool {
+    let Some(own) = board.color_at(s) else {
+        return false;
+    };
+    board.string_stones(s).any(|stone| {
         board
-            .neighbors(s)
+            .neighbors(stone)
             .iter()
-            .any(|&n| board.color_at(n) == Some(attacker) && board.liberties(n) == 1)
+            .any(|&n| board.color_at(n) == Some(own.opponent()) && board.in_atari(n))
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::patterns::tests::board_from_rows;
 
-    fn at(board: &Board, vertex: &str) -> Point {
-        Point::parse(vertex, board.size()).unwrap()
+    fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
+        let mut b = Board::new(size);
+        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
+            for v in stones {
+                b.play(Point::parse(v, size).unwrap(), c);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn a_ladder_works_on_an_empty_board_and_fails_with_a_breaker() {
+        // White D4 against black C4, D3 and E5 has two liberties, D5 and E4; the ladder runs
+        // towards the upper left (D5, C5, C6, B6...) or the lower right (E4, E3, F3, F2...).
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let mut scratch = Scratch::new();
+        let b = board(9, &["C4", "D3", "E5"], &["D4"]);
+        assert_eq!(b.liberties(pt("D4")), 2);
+        let atari = ladder_atari(&b, pt("D4"), Color::Black, &mut scratch);
+        assert!(
+            atari == Some(pt("D5")) || atari == Some(pt("E4")),
+            "{atari:?}"
+        );
+        // White stones on both paths break it.
+        let b = board(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
+        assert_eq!(ladder_atari(&b, pt("D4"), Color::Black, &mut scratch), None);
+    }
+
+    #[test]
+    fn three_liberties_are_no_ladder() {
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let b = board(9, &["C4"], &["D4"]);
+        assert_eq!(
+            ladder_atari(&b, pt("D4"), Color::Black, &mut Scratch::new()),
+            None
+        );
     }
 
     /// White C3 is in atari (its liberty is D3); extending there leaves two liberties, and
@@ -98,18 +211,23 @@ mod tests {
         ". . . . . . . . .",
     ];
 
+    fn white_c3_escapes(rows: &[&str]) -> bool {
+        let b = crate::patterns::tests::board_from_rows(rows);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        assert!(b.in_atari(pt("C3")));
+        escapes(&b, pt("C3"), pt("D3"), Color::White, &mut Scratch::new())
+    }
+
     #[test]
-    fn a_ladder_to_the_edge_is_caught() {
-        let board = board_from_rows(&LADDER);
-        assert!(is_captured(&board, at(&board, "C3")));
+    fn extending_into_a_ladder_to_the_edge_does_not_escape() {
+        assert!(!white_c3_escapes(&LADDER));
     }
 
     #[test]
     fn a_ladder_breaker_lets_the_string_escape() {
         let mut rows = LADDER;
         rows[1] = ". . . . . . O . .";
-        let board = board_from_rows(&rows);
-        assert!(!is_captured(&board, at(&board, "C3")));
+        assert!(white_c3_escapes(&rows));
     }
 
     #[test]
@@ -117,8 +235,6 @@ mod tests {
         let mut rows = LADDER;
         rows[4] = ". . O . . . . . .";
         rows[5] = ". O X . . . . . .";
-        let board = board_from_rows(&rows);
-        assert_eq!(board.liberties(at(&board, "C4")), 1);
-        assert!(!is_captured(&board, at(&board, "C3")));
+        assert!(white_c3_escapes(&rows));
     }
 }

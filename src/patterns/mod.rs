@@ -4,8 +4,10 @@
 //! A candidate move has one value in each feature group ([`Group`]): its 3x3 shape ([`shape`],
 //! classes under the eight symmetries, colours relative to the player to move), whether it
 //! captures, ataris, escapes from atari or is a self-atari, its distance to the last two moves
-//! and its line. [`extract`] computes them from a [`crate::board::Board`]; a playout board can
-//! compute the same 3x3 class from its own arrays with [`code3x3`] and [`class_of`].
+//! and its line. [`extract`] computes them from a [`crate::board::Board`]. The 3x3 class of a
+//! point is `class_of(raw_code(board, p, to_move))`: O(1), from the board's incremental 3x3
+//! code, so a playout can afford it for every candidate. The ladder reader the atari and
+//! escape features use ([`ladder`]) is the one the MCTS playouts and priors use.
 //!
 //! [`PatternTable`] holds one gamma per value; a move's strength is the product of its values'
 //! gammas, and the probability that it is the move played is its strength over the sum of all
@@ -14,7 +16,7 @@
 //! binary from `src/patterns/gammas.txt`.
 
 mod features;
-mod ladder;
+pub mod ladder;
 mod mm;
 mod records;
 pub mod shape;
@@ -22,12 +24,13 @@ mod table;
 mod train;
 
 pub use features::{
-    ATARI, ATARI_LADDER, CAPTURE_LAST, CAPTURE_MANY, CAPTURE_ONE, CAPTURE_SAVES, ESCAPE_MORE,
-    ESCAPE_TWO, Features, GROUPS, Group, SELF_ATARI_BIG, SELF_ATARI_SMALL, distance_value, extract,
-    pass_class, raw_code,
+    ATARI, ATARI_LADDER, CAPTURE_LAST, CAPTURE_MANY, CAPTURE_ONE, CAPTURE_SAVES, ESCAPE,
+    ESCAPE_CAUGHT, Features, GROUPS, Group, SELF_ATARI_BIG, SELF_ATARI_SMALL, distance_value,
+    extract, pass_class,
 };
+pub use ladder::Scratch;
 pub use mm::{Dataset, MmOptions, MmReport};
-pub use shape::{class_count, class_of, code3x3};
+pub use shape::{class_count, class_of, code3x3, raw_code};
 pub use table::{LineError, PatternTable, TableError};
 pub use train::{TrainError, TrainOptions, run as train};
 

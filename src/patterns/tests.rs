@@ -17,7 +17,14 @@ fn at(board: &Board, vertex: &str) -> Point {
 }
 
 fn black(board: &Board, vertex: &str) -> Features {
-    extract(board, at(board, vertex), Color::Black, None, None)
+    extract(
+        board,
+        at(board, vertex),
+        Color::Black,
+        None,
+        None,
+        &mut Scratch::new(),
+    )
 }
 
 /// White E5 has one liberty (E4); White E1 two (F1, E2) on the edge, next to Black D1.
@@ -40,21 +47,35 @@ fn capturing_values() {
     let e4 = at(&board, "E4");
     let last = Some(at(&board, "E5"));
     assert_eq!(
-        extract(&board, e4, Color::Black, last, None).capture,
+        extract(&board, e4, Color::Black, last, None, &mut Scratch::new()).capture,
         CAPTURE_LAST
     );
     assert_eq!(black(&board, "A9").capture, 0);
     // White at E4 extends its string in atari to three liberties.
-    let white = extract(&board, e4, Color::White, None, None);
-    assert_eq!((white.capture, white.escape), (0, ESCAPE_MORE));
+    let white = extract(&board, e4, Color::White, None, None, &mut Scratch::new());
+    assert_eq!((white.capture, white.escape), (0, ESCAPE));
 }
+
+/// White C3 has two liberties, C2 and D3, against Black B3, C4 and D2.
+const LADDER: [&str; 9] = [
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . . . . . . . .",
+    ". . X . . . . . .",
+    ". X O . . . . . .",
+    ". . . X . . . . .",
+    ". . . . . . . . .",
+];
 
 #[test]
 fn atari_values_read_the_ladder() {
+    let board = board_from_rows(&LADDER);
+    // D3 drives White along the first line into the corner.
+    assert_eq!(black(&board, "D3").atari, ATARI_LADDER);
     let board = board_from_rows(&TACTICS);
-    // E2 chases White E1 along the first line into the corner: caught.
-    assert_eq!(black(&board, "E2").atari, ATARI_LADDER);
-    // F1 leaves White E2 to extend to three liberties.
+    // F1 leaves White E1 to extend to E2 with three liberties.
     assert_eq!(black(&board, "F1").atari, ATARI);
     assert_eq!(black(&board, "A9").atari, 0);
 }
@@ -70,7 +91,7 @@ fn self_atari_and_escape_values() {
     ]);
     // D1 joins Black's string in atari but leaves it one liberty (E1): four stones.
     let d1 = black(&board, "D1");
-    assert_eq!((d1.self_atari, d1.escape), (SELF_ATARI_BIG, 0));
+    assert_eq!((d1.self_atari, d1.escape), (SELF_ATARI_BIG, ESCAPE_CAUGHT));
     let corner = board_from_rows(&[
         ". . . . .",
         ". . . . .",
@@ -80,14 +101,25 @@ fn self_atari_and_escape_values() {
     ]);
     assert_eq!(black(&corner, "A1").self_atari, SELF_ATARI_SMALL);
     assert_eq!(black(&corner, "C3").self_atari, 0);
-    let open = board_from_rows(&[
-        ". . . . .",
-        ". . . . .",
-        ". . . . .",
-        "O . . . .",
-        "X . . . .",
-    ]);
-    assert_eq!(black(&open, "B1").escape, ESCAPE_TWO);
+    assert_eq!(black(&corner, "C3").escape, 0);
+    // After Black C2, White D3 extends C3 into a ladder up the diagonal; a white stone in
+    // its path breaks it.
+    let mut rows = LADDER;
+    rows[7] = ". . X X . . . . .";
+    let board = board_from_rows(&rows);
+    let white = |b: &Board| {
+        extract(
+            b,
+            at(b, "D3"),
+            Color::White,
+            None,
+            None,
+            &mut Scratch::new(),
+        )
+    };
+    assert_eq!(white(&board).escape, ESCAPE_CAUGHT);
+    rows[1] = ". . . . . . O . .";
+    assert_eq!(white(&board_from_rows(&rows)).escape, ESCAPE);
 }
 
 #[test]
@@ -104,6 +136,7 @@ fn distance_and_edge_values() {
         Color::Black,
         Some(at(&board, "E6")),
         Some(at(&board, "G6")),
+        &mut Scratch::new(),
     );
     // G6 is (2, 1) away: d = 2 + 1 + 2 = 5.
     assert_eq!((f.last_distance, f.second_distance), (1, 4));

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::board::{Board, Color, Move};
 use crate::game::Rules;
 use crate::patterns::features::{Features, extract};
+use crate::patterns::ladder::Scratch;
 use crate::patterns::mm::{self, Dataset, MmOptions};
 use crate::patterns::records::{self, Position};
 use crate::patterns::table::{PatternTable, TableError};
@@ -212,10 +213,10 @@ fn legal_moves(board: &Board, c: Color) -> impl Iterator<Item = Move> + '_ {
         .chain(std::iter::once(Move::Pass))
 }
 
-/// The features of `mv` in `pos`.
-fn features(pos: &Position, mv: Move) -> Features {
+/// The features of `mv` in `pos`; `scratch` is for the ladder reader.
+fn features(pos: &Position, mv: Move, scratch: &mut Scratch) -> Features {
     match mv {
-        Move::Play(p) => extract(pos.board, p, pos.to_move, pos.last, pos.last2),
+        Move::Play(p) => extract(pos.board, p, pos.to_move, pos.last, pos.last2, scratch),
         Move::Pass => Features::pass(),
     }
 }
@@ -224,6 +225,7 @@ fn features(pos: &Position, mv: Move) -> Features {
 /// most `max - 1` other legal moves drawn at random (seeded by `seed`).
 fn game_dataset(record: &sgf::Record, seed: u64, max: usize) -> Dataset {
     let mut rng = SmallRng::seed_from_u64(seed);
+    let mut scratch = Scratch::new();
     let mut data = Dataset::new();
     let mut moves = Vec::new();
     let mut candidates = Vec::new();
@@ -239,7 +241,11 @@ fn game_dataset(record: &sgf::Record, seed: u64, max: usize) -> Dataset {
             moves.swap(k, pick);
         }
         candidates.clear();
-        candidates.extend(moves[..keep].iter().map(|&m| features(pos, m)));
+        candidates.extend(
+            moves[..keep]
+                .iter()
+                .map(|&m| features(pos, m, &mut scratch)),
+        );
         data.push(&candidates, 0);
     });
     data
@@ -251,16 +257,19 @@ fn predict(files: &[(usize, &PathBuf)], table: &PatternTable) -> BTreeMap<usize,
         .par_iter()
         .filter_map(|&(_, path)| {
             let record = load(path)?;
+            let mut scratch = Scratch::new();
             let mut tally = Tally {
                 games: 1,
                 ..Tally::default()
             };
             let skip = records::opening_moves(record.comment.as_deref());
             records::for_each_position(&record, skip, |pos| {
-                let played = table.gamma(&features(pos, pos.played));
+                let played = table.gamma(&features(pos, pos.played, &mut scratch));
                 // Ties count against the move played.
                 let better = legal_moves(pos.board, pos.to_move)
-                    .filter(|&m| m != pos.played && table.gamma(&features(pos, m)) >= played)
+                    .filter(|&m| {
+                        m != pos.played && table.gamma(&features(pos, m, &mut scratch)) >= played
+                    })
                     .count();
                 tally.positions += 1;
                 for (hits, top) in tally.top.iter_mut().zip(TOPS) {
