@@ -177,11 +177,22 @@ fn a_shape_and_its_rotation_share_a_class() {
 }
 
 #[test]
-fn the_builtin_table_loads() {
+fn the_builtin_table_loads_and_prefers_what_players_prefer() {
     let table = PatternTable::builtin();
-    assert!(!table.header().is_empty());
-    let f = Features::pass();
-    assert!(table.gamma(&f) > 0.0);
+    assert!(table.header().iter().any(|l| l.contains("held-out")));
+    assert!(table.group(Group::Pattern).len() == class_count() + 1);
+    let gamma = |g: Group, v: u8| table.group(g)[usize::from(v)];
+    // Learned, not written by hand: these hold for any sensible teacher.
+    assert!(gamma(Group::LastDistance, 1) > gamma(Group::LastDistance, 16));
+    assert!(gamma(Group::SelfAtari, SELF_ATARI_BIG) < gamma(Group::SelfAtari, 0));
+    assert!(gamma(Group::Escape, ESCAPE) > gamma(Group::Escape, ESCAPE_CAUGHT));
+    // The table file names the classes it keeps by their canonical codes.
+    let kept = table
+        .group(Group::Pattern)
+        .iter()
+        .filter(|&&g| g != table.rare())
+        .count();
+    assert!(kept > 100, "{kept} pattern classes");
 }
 
 #[test]
