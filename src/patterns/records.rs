@@ -21,11 +21,12 @@ pub struct Position<'a> {
 }
 
 /// The SGF files named by `paths`: a file stands for itself, a directory for the `.sgf` files
-/// in it (not in its subdirectories), sorted by name.
+/// in it (not in its subdirectories), sorted by name. A path that does not exist is an error.
 pub fn sgf_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, (PathBuf, std::io::Error)> {
     let mut files = Vec::new();
     for path in paths {
-        if !path.is_dir() {
+        let metadata = std::fs::metadata(path).map_err(|e| (path.clone(), e))?;
+        if !metadata.is_dir() {
             files.push(path.clone());
             continue;
         }

@@ -41,7 +41,7 @@ pub struct TrainOptions {
 /// Why training failed.
 #[derive(Debug)]
 pub enum TrainError {
-    /// A directory of records cannot be listed.
+    /// A record path does not exist, or a directory of records cannot be listed.
     Records(PathBuf, io::Error),
     /// No record could be loaded for training.
     NoTrainingGames,
@@ -56,7 +56,7 @@ pub enum TrainError {
 impl fmt::Display for TrainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TrainError::Records(path, e) => write!(f, "cannot list {}: {e}", path.display()),
+            TrainError::Records(path, e) => write!(f, "cannot read {}: {e}", path.display()),
             TrainError::NoTrainingGames => {
                 write!(
                     f,
