@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::board::Move;
 use crate::board::playout::{self, move_cap};
-use crate::config::LevelConfig;
+use crate::config::{Config, LevelConfig};
 use crate::game::{Game, Rules};
 use crate::player::mcts::{MctsPlayer, MctsSettings, Scratch, policy as heavy};
 use crate::player::{Limits, Player};
@@ -157,7 +157,7 @@ fn positions(options: &BenchOptions) -> Result<Vec<(String, Game)>, BenchError> 
 
 /// A reproducible midgame position: the medium level (seeded) plays a third of the points.
 fn midgame(size: usize) -> Game {
-    let mut player = LevelConfig::Heuristic { seed: Some(7) }.build();
+    let mut player = LevelConfig::Heuristic { seed: Some(7) }.build(&Config::default());
     let mut game = Game::new(size, Rules::default());
     for _ in 0..size * size / 3 {
         let color = game.to_move();
@@ -274,7 +274,7 @@ fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Me
 
 /// Times `moves` genmoves of a level playing both sides of a game on `size`.
 fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> Measurement {
-    let mut player = level.build();
+    let mut player = level.build(&Config::default());
     let mut game = Game::new(size, Rules::default());
     let mut total = Duration::ZERO;
     let mut worst = Duration::ZERO;

@@ -133,6 +133,47 @@ impl Clock {
     }
 }
 
+impl Clock {
+    /// The command that gives another GTP engine this time system: `time_settings`, or
+    /// `kgs-time_settings byoyomi` when the system is Japanese byo-yomi and `kgs` says the
+    /// engine lists that command (else byo-yomi is sent as Canadian periods of one stone).
+    pub fn gtp_settings(&self, kgs: bool) -> String {
+        let secs = |s: f64| s.round() as u64;
+        match self.system {
+            TimeSystem::None => "time_settings 0 1 0".to_string(),
+            TimeSystem::Absolute { main } => format!("time_settings {} 0 0", secs(main)),
+            TimeSystem::Canadian {
+                main,
+                period,
+                stones,
+            } => format!("time_settings {} {} {stones}", secs(main), secs(period)),
+            TimeSystem::Byoyomi {
+                main,
+                period,
+                periods,
+            } if kgs => format!(
+                "kgs-time_settings byoyomi {} {} {periods}",
+                secs(main),
+                secs(period)
+            ),
+            TimeSystem::Byoyomi { main, period, .. } => {
+                format!("time_settings {} {} 1", secs(main), secs(period))
+            }
+        }
+    }
+
+    /// The `time_left` command for `c`, when a `time_left` has been received for it.
+    pub fn gtp_time_left(&self, c: Color) -> Option<String> {
+        let r = self.remaining[c.index()]?;
+        let word = if c == Color::Black { "black" } else { "white" };
+        Some(format!(
+            "time_left {word} {} {}",
+            r.seconds.floor() as u64,
+            r.count
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +257,29 @@ mod tests {
             left -= spent + 0.1; // plus lag smaller than the reserve
             assert!(left > 0.0, "ran out with {moves_left} moves left");
         }
+    }
+
+    #[test]
+    fn settings_are_given_to_another_engine_in_gtp() {
+        let mut clock = Clock::default();
+        assert_eq!(clock.gtp_settings(false), "time_settings 0 1 0");
+        clock.set_system(TimeSystem::from_time_settings(300.0, 30.0, 5));
+        assert_eq!(clock.gtp_settings(true), "time_settings 300 30 5");
+        assert_eq!(clock.gtp_time_left(Color::White), None);
+        clock.set_left(Color::White, 12.7, 3);
+        assert_eq!(
+            clock.gtp_time_left(Color::White).as_deref(),
+            Some("time_left white 12 3")
+        );
+        clock.set_system(TimeSystem::Byoyomi {
+            main: 60.0,
+            period: 10.0,
+            periods: 5,
+        });
+        assert_eq!(
+            clock.gtp_settings(true),
+            "kgs-time_settings byoyomi 60 10 5"
+        );
+        assert_eq!(clock.gtp_settings(false), "time_settings 60 10 1");
     }
 }

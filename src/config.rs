@@ -4,10 +4,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::player::Player;
+use crate::player::external::ExternalEngine;
+use crate::player::fallback::FallbackPlayer;
 use crate::player::heuristic::HeuristicPlayer;
 use crate::player::mcts::{MctsPlayer, MctsSettings};
 use crate::player::random::RandomPlayer;
@@ -52,11 +55,31 @@ pub enum LevelConfig {
         /// Visits before a tree node is expanded (8).
         expand_after: Option<u32>,
     },
+    /// Another GTP engine (KataGo, GNU Go, Leela Zero) run as a child process, with tengen's
+    /// own levels as fallback when it is missing, slow, crashes or answers nonsense.
+    External {
+        /// The `[engines.NAME]` that plays.
+        engine: String,
+        /// Levels that answer instead, in order (the first one that has time for it).
+        #[serde(default)]
+        fallback: Vec<String>,
+        /// How long the engine may think about one move (default 10,000 ms).
+        move_timeout_ms: Option<u64>,
+    },
+}
+
+/// An external engine: `[engines.NAME]`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineConfig {
+    /// The program and its arguments; `${VAR}` and a leading `~` expand, and relative paths
+    /// are relative to the config file.
+    pub command: Vec<String>,
 }
 
 impl LevelConfig {
-    /// A fresh player for this level.
-    pub fn build(&self) -> Box<dyn Player> {
+    /// A fresh player for this level; `config` resolves external engines and fallback levels.
+    pub fn build(&self, config: &Config) -> Box<dyn Player> {
         match *self {
             LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
             LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
@@ -83,6 +106,29 @@ impl LevelConfig {
                     rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
                     expand_after: expand_after.unwrap_or(defaults.expand_after),
                 }))
+            }
+            LevelConfig::External {
+                ref engine,
+                ref fallback,
+                move_timeout_ms,
+            } => {
+                let command = config
+                    .engines
+                    .get(engine)
+                    .map(|e| config.expand_command(&e.command));
+                let mut players: Vec<Box<dyn Player>> = fallback
+                    .iter()
+                    .filter_map(|name| config.levels.get(name))
+                    .map(|level| level.build(config))
+                    .collect();
+                if players.is_empty() {
+                    players.push(Box::new(HeuristicPlayer::new(None)));
+                }
+                let timeout = Duration::from_millis(move_timeout_ms.unwrap_or(10_000));
+                Box::new(FallbackPlayer::new(
+                    ExternalEngine::new(engine, command, timeout),
+                    players,
+                ))
             }
         }
     }
@@ -125,6 +171,8 @@ struct ConfigFile {
     default_level: Option<String>,
     #[serde(default)]
     levels: BTreeMap<String, LevelConfig>,
+    #[serde(default)]
+    engines: BTreeMap<String, EngineConfig>,
 }
 
 /// The levels in force: the built-in ones with the user's file over them.
@@ -136,6 +184,8 @@ pub struct Config {
     pub default_level: String,
     /// Every level by name.
     pub levels: BTreeMap<String, LevelConfig>,
+    /// External engines by name.
+    pub engines: BTreeMap<String, EngineConfig>,
 }
 
 /// A configuration that cannot be used; `Display` is the one line the user reads.
@@ -162,6 +212,7 @@ impl Default for Config {
             source: None,
             default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
             levels,
+            engines: BTreeMap::new(),
         }
     }
 }
@@ -198,6 +249,8 @@ impl Config {
             ..Config::default()
         };
         config.levels.extend(file.levels);
+        config.engines.extend(file.engines);
+        config.check_external_levels()?;
         if let Some(level) = file.default_level {
             config.default_level = level;
         }
@@ -225,9 +278,127 @@ impl Config {
         })
     }
 
+    /// Every external level names an engine that exists, fallback levels that exist, and no
+    /// chain of fallbacks leads back to a level already in it.
+    fn check_external_levels(&self) -> Result<(), ConfigError> {
+        let name = self
+            .source
+            .as_ref()
+            .map_or("built-in levels".to_string(), |p| p.display().to_string());
+        for (level, config) in &self.levels {
+            let LevelConfig::External {
+                engine, fallback, ..
+            } = config
+            else {
+                continue;
+            };
+            if !self.engines.contains_key(engine) {
+                return Err(ConfigError(format!(
+                    "{name}: levels.{level}.engine: no engine named `{engine}` (add [engines.{engine}] with a command)"
+                )));
+            }
+            if let Some(missing) = fallback.iter().find(|f| !self.levels.contains_key(*f)) {
+                return Err(ConfigError(format!(
+                    "{name}: levels.{level}.fallback: no level named `{missing}` (levels: {})",
+                    self.level_names()
+                )));
+            }
+            self.check_no_cycle(&mut vec![level.as_str()])
+                .map_err(|chain| {
+                    ConfigError(format!(
+                        "{name}: levels.{level}.fallback: the chain {} leads back to a level already in it",
+                        chain.join(" -> ")
+                    ))
+                })?;
+        }
+        for (engine, config) in &self.engines {
+            if config
+                .command
+                .first()
+                .is_none_or(|program| program.trim().is_empty())
+            {
+                return Err(ConfigError(format!(
+                    "{name}: engines.{engine}.command: empty (give the program and its arguments)"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Follows every fallback from the last level of `chain`; the looping chain on failure.
+    fn check_no_cycle<'a>(&'a self, chain: &mut Vec<&'a str>) -> Result<(), Vec<String>> {
+        let Some(LevelConfig::External { fallback, .. }) =
+            chain.last().and_then(|level| self.levels.get(*level))
+        else {
+            return Ok(());
+        };
+        for next in fallback {
+            if chain.contains(&next.as_str()) {
+                let mut looped: Vec<String> = chain.iter().map(|s| s.to_string()).collect();
+                looped.push(next.clone());
+                return Err(looped);
+            }
+            chain.push(next);
+            self.check_no_cycle(chain)?;
+            chain.pop();
+        }
+        Ok(())
+    }
+
+    /// An engine's command with `${VAR}` and a leading `~` expanded and relative paths (any
+    /// argument with a `/` that is not absolute) taken from the config file's directory.
+    pub fn expand_command(&self, command: &[String]) -> Vec<String> {
+        let base = self
+            .source
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf);
+        command
+            .iter()
+            .map(|arg| {
+                let arg = expand_vars(arg);
+                let arg = match (arg.strip_prefix("~/"), std::env::var_os("HOME")) {
+                    (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
+                    _ => arg,
+                };
+                match &base {
+                    Some(base)
+                        if arg.contains('/')
+                            && !arg.starts_with('-')
+                            && Path::new(&arg).is_relative() =>
+                    {
+                        base.join(&arg).display().to_string()
+                    }
+                    _ => arg,
+                }
+            })
+            .collect()
+    }
+
     fn level_names(&self) -> String {
         self.levels.keys().cloned().collect::<Vec<_>>().join(", ")
     }
+}
+
+/// `text` with every `${VAR}` replaced by the variable's value (empty when unset).
+fn expand_vars(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let Some(len) = rest[start..].find('}') else {
+            out.push_str(&rest[start..]);
+            return out;
+        };
+        let var = &rest[start + 2..start + len];
+        match std::env::var(var) {
+            Ok(value) => out.push_str(&value),
+            Err(_) => log::debug!("${{{var}}} is not set: it expands to nothing"),
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A toml error as one line: its message and, where known, the line it points at.
@@ -302,5 +473,64 @@ mod tests {
         for e in errors {
             assert!(!e.contains('\n'), "not one line: {e}");
         }
+    }
+
+    #[test]
+    fn external_levels_are_checked_when_the_file_is_read() {
+        let engine = "[engines.k]\ncommand = [\"katago\", \"gtp\"]\n";
+        let ok = parse(&format!(
+            "{engine}[levels.expert]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"mcts\", \"medium\"]\n"
+        ))
+        .unwrap();
+        assert!(matches!(
+            ok.level("expert").unwrap(),
+            LevelConfig::External { .. }
+        ));
+        let error = |text: &str| parse(text).unwrap_err().to_string();
+        let e = error("[levels.x]\nplayer = \"external\"\nengine = \"nope\"\n");
+        assert!(e.contains("levels.x.engine") && e.contains("nope"), "{e}");
+        let e = error(&format!(
+            "{engine}[levels.x]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"ghost\"]\n"
+        ));
+        assert!(
+            e.contains("levels.x.fallback") && e.contains("ghost"),
+            "{e}"
+        );
+        let e = error(&format!(
+            "{engine}[levels.a]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"b\"]\n\
+             [levels.b]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"a\"]\n"
+        ));
+        assert!(
+            e.contains("a -> b -> a") || e.contains("b -> a -> b"),
+            "{e}"
+        );
+        let e = error("[engines.k]\ncommand = []\n");
+        assert!(e.contains("engines.k.command"), "{e}");
+    }
+
+    #[test]
+    fn commands_expand_variables_home_and_relative_paths() {
+        let config = Config::from_text("", Path::new("/etc/tengen/engines.toml")).unwrap();
+        let home = std::env::var("HOME").unwrap_or_default();
+        let command: Vec<String> = [
+            "katago",
+            "-model",
+            "${TENGEN_TEST_SURELY_UNSET}net.bin.gz",
+            "-config",
+            "cfg/gtp.cfg",
+            "~/x",
+            "/abs/path",
+        ]
+        .map(String::from)
+        .to_vec();
+        let expanded = config.expand_command(&command);
+        assert_eq!(expanded[0], "katago");
+        assert_eq!(expanded[2], "net.bin.gz");
+        assert_eq!(expanded[4], "/etc/tengen/cfg/gtp.cfg");
+        if !home.is_empty() {
+            assert_eq!(expanded[5], format!("{home}/x"));
+        }
+        assert_eq!(expanded[6], "/abs/path");
+        assert_eq!(expand_vars("a${B"), "a${B");
     }
 }

@@ -191,6 +191,11 @@ impl Game {
         self.rules.komi = komi;
     }
 
+    /// The position before the first move: handicap and setup stones only.
+    pub fn initial_board(&self) -> &Board {
+        &self.initial
+    }
+
     /// The moves played, in order (handicap and setup stones are not moves).
     pub fn moves(&self) -> &[(Color, Move)] {
         &self.moves

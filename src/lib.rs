@@ -6,6 +6,8 @@ pub mod clock;
 pub mod config;
 pub mod game;
 pub mod gtp;
+pub mod match_runner;
 pub mod patterns;
 pub mod player;
+pub mod regress;
 pub mod sgf;

@@ -1,8 +1,9 @@
 //! The `tengen` binary: parses the command line and hands over to the library.
 
-use std::io;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use log::info;
@@ -10,7 +11,11 @@ use log::info;
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
+use tengen::match_runner::stats::Sprt;
+use tengen::match_runner::time_control::TimeControl;
+use tengen::match_runner::{self, MatchOptions};
 use tengen::patterns::{self, TrainOptions};
+use tengen::regress::{self, RegressOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
@@ -28,6 +33,10 @@ enum Command {
     Gtp(GtpArgs),
     /// Measure playouts per second, genmove latency and peak memory.
     Bench(BenchArgs),
+    /// Play games between two GTP engines and report win rates, Elo and SGF records.
+    Match(MatchArgs),
+    /// Run GTP regression scripts (gogui-regress format) against an engine.
+    Regress(RegressArgs),
     /// Learn move-pattern gammas (Coulom's MM) from SGF game records.
     TrainPatterns(TrainArgs),
 }
@@ -78,6 +87,83 @@ struct BenchArgs {
 }
 
 #[derive(Args)]
+struct MatchArgs {
+    /// Engine A's command line, Black in the first game (e.g. "tengen gtp --level mcts").
+    #[arg(long, value_name = "CMD")]
+    black: String,
+    /// Engine B's command line, White in the first game (e.g. "gnugo --mode gtp --level 10").
+    #[arg(long, value_name = "CMD")]
+    white: String,
+    /// Games to play.
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    games: usize,
+    /// Board size.
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: u8,
+    /// Komi.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 7.0,
+        allow_negative_numbers = true
+    )]
+    komi: f64,
+    /// Swap colours every game.
+    #[arg(long)]
+    alternate: bool,
+    /// Games played at once (each with its own engine processes).
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    concurrency: usize,
+    /// Write one SGF per game into this directory.
+    #[arg(long, value_name = "DIR")]
+    sgf_dir: Option<PathBuf>,
+    /// Stop a game after this many moves and score it (default: 3 x size x size).
+    #[arg(long, value_name = "M")]
+    max_moves: Option<usize>,
+    /// A GTP engine that scores every finished game with final_score
+    /// (e.g. "gnugo --mode gtp --chinese-rules").
+    #[arg(long, value_name = "CMD")]
+    referee: Option<String>,
+    /// An SGF file or a directory of them: each pair of games starts from one opening.
+    #[arg(long, value_name = "FILE|DIR")]
+    openings: Option<PathBuf>,
+    /// Time control: main time plus Canadian byo-yomi, in seconds (e.g. 60+10/5, or 300).
+    #[arg(long, value_name = "MAIN+BYO/STONES", value_parser = TimeControl::parse)]
+    time: Option<TimeControl>,
+    /// Seconds a move may take when there is no --time (a slower engine loses the game).
+    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    move_timeout: f64,
+    /// Stop early when an SPRT for "A is ELO1 stronger, not ELO0" decides (alpha, beta 0.05).
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]", value_parser = Sprt::parse)]
+    sprt: Option<Sprt>,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+struct RegressArgs {
+    /// Scripts to run, or directories holding them (every *.tst below, sorted).
+    #[arg(value_name = "FILE.tst", required = true)]
+    files: Vec<PathBuf>,
+    /// The GTP engine to test, as a command line (default: this tengen at --level).
+    #[arg(long, value_name = "CMD", conflicts_with_all = ["level", "config", "playouts"])]
+    engine: Option<String>,
+    /// The level of the default engine.
+    #[arg(long, value_name = "NAME", default_value = "medium")]
+    level: String,
+    /// The engines.toml of the default engine.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// Fixed playouts per move for the default engine at a search level.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    playouts: Option<u64>,
+    /// Seconds a command may take before its test counts as failed.
+    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    timeout: f64,
+}
+
+#[derive(Args)]
 struct TrainArgs {
     /// SGF files, or directories whose .sgf files are read.
     #[arg(required = true, value_name = "RECORDS")]
@@ -107,6 +193,8 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Gtp(cli.gtp)) {
         Command::Gtp(args) => run_gtp(args),
         Command::Bench(args) => run_bench(args),
+        Command::Match(args) => run_match(args),
+        Command::Regress(args) => run_regress(args),
         Command::TrainPatterns(args) => run_train(args),
     }
 }
@@ -120,7 +208,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     let player = match config.level(&level) {
         Ok(level_config) => level_config
             .with_overrides(args.playouts, args.threads)
-            .build(),
+            .build(&config),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");
@@ -162,6 +250,48 @@ fn run_bench(args: BenchArgs) -> ExitCode {
     }
 }
 
+fn run_match(args: MatchArgs) -> ExitCode {
+    if !(args.move_timeout.is_finite() && args.move_timeout > 0.0 && args.move_timeout < 1e7) {
+        return fail(&"--move-timeout wants a positive number of seconds");
+    }
+    let options = MatchOptions {
+        black: args.black,
+        white: args.white,
+        games: args.games,
+        size: usize::from(args.size),
+        komi: args.komi,
+        alternate: args.alternate,
+        concurrency: args.concurrency,
+        sgf_dir: args.sgf_dir,
+        max_moves: args.max_moves,
+        referee: args.referee,
+        openings: args.openings,
+        time: args.time,
+        move_timeout: Duration::from_secs_f64(args.move_timeout),
+        sprt: args.sprt,
+        progress: !args.json,
+    };
+    let report = match match_runner::run(&options) {
+        Ok(report) => report,
+        Err(e) => return fail(&e),
+    };
+    let mut out = io::stdout().lock();
+    let written = if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)
+            .map_err(io::Error::other)
+            .and_then(|()| writeln!(out))
+    } else {
+        write!(out, "{report}")
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen match: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 fn run_train(args: TrainArgs) -> ExitCode {
     let options = TrainOptions {
         records: args.records,
@@ -178,6 +308,64 @@ fn run_train(args: TrainArgs) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+fn run_regress(args: RegressArgs) -> ExitCode {
+    let engine = match &args.engine {
+        Some(line) => regress::engine_argv(line).map_err(Into::into),
+        None => default_engine(&args),
+    };
+    let engine = match engine {
+        Ok(engine) => engine,
+        Err(e) => return fail_regress(&e),
+    };
+    let Some(timeout) = Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+    else {
+        return fail_regress(&"--timeout must be a positive number of seconds");
+    };
+    let options = RegressOptions {
+        engine,
+        paths: args.files,
+        timeout,
+    };
+    match regress::run(&options, &mut io::stdout().lock()) {
+        Ok(totals) if totals.is_failure() => ExitCode::FAILURE,
+        Ok(_) => ExitCode::SUCCESS,
+        Err(e) => fail_regress(&e),
+    }
+}
+
+/// This binary as `gtp --level NAME`, after checking that the level exists. The config path is
+/// made absolute (and ./engines.toml passed on explicitly), as the engine runs in each
+/// script's directory.
+fn default_engine(args: &RegressArgs) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let config_path = match &args.config {
+        Some(path) => Some(std::path::absolute(path)?),
+        None => Some(std::path::absolute(tengen::config::DEFAULT_FILE)?).filter(|p| p.is_file()),
+    };
+    Config::load(config_path.as_deref())?.level(&args.level)?;
+    let exe = std::env::current_exe()?;
+    let mut argv = vec![
+        exe.to_string_lossy().into_owned(),
+        "gtp".to_string(),
+        "--level".to_string(),
+        args.level.clone(),
+    ];
+    if let Some(path) = config_path {
+        argv.extend(["--config".to_string(), path.to_string_lossy().into_owned()]);
+    }
+    if let Some(n) = args.playouts {
+        argv.extend(["--playouts".to_string(), n.to_string()]);
+    }
+    Ok(argv)
+}
+
+/// A `tengen regress` problem: one line on stderr, exit code 2.
+fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
+    eprintln!("tengen regress: {e}");
+    ExitCode::from(2)
 }
 
 /// A configuration problem: one line on stderr, exit code 2.

@@ -9,6 +9,7 @@
 
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
@@ -106,10 +107,24 @@ impl Client {
 
     /// Starts the engine `argv[0]` with the arguments `argv[1..]`.
     pub fn spawn_argv(argv: &[String], label: &str) -> Result<Client, ClientError> {
+        Client::start(argv, label, None)
+    }
+
+    /// Like [`Client::spawn_argv`], with `dir` as the engine's working directory (so relative
+    /// paths it is sent, as in `loadsgf`, are read from there).
+    pub fn spawn_argv_in(argv: &[String], label: &str, dir: &Path) -> Result<Client, ClientError> {
+        Client::start(argv, label, Some(dir))
+    }
+
+    fn start(argv: &[String], label: &str, dir: Option<&Path>) -> Result<Client, ClientError> {
         let (program, args) = argv
             .split_first()
             .ok_or_else(|| ClientError::BadCommandLine(String::new()))?;
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if let Some(dir) = dir {
+            command.current_dir(dir);
+        }
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -29,8 +29,13 @@ type Handler = fn(&mut Engine, &[String]) -> Result<String, GtpError>;
 const COMMANDS: &[(&str, Handler)] = &[
     ("protocol_version", |_, a| no_args(a).map(|()| "2".into())),
     ("name", |_, a| no_args(a).map(|()| NAME.into())),
-    ("version", |_, a| {
-        no_args(a).map(|()| env!("CARGO_PKG_VERSION").into())
+    ("version", |e, a| {
+        no_args(a)?;
+        let version = env!("CARGO_PKG_VERSION");
+        Ok(match e.player.describe() {
+            Some(child) => format!("{version} ({child})"),
+            None => version.into(),
+        })
     }),
     ("known_command", Engine::known_command),
     ("list_commands", Engine::list_commands),
@@ -219,6 +224,7 @@ impl Engine {
             deadline: budget.map(|b| self.received + b),
             stop: Some(Arc::clone(&self.interrupt)),
             may_resign: mode != Mode::Cleanup,
+            clock: Some(self.clock),
         };
         let mut mv = match self.player.genmove(&self.game, color, &limits) {
             Answer::Move(mv) => mv,

@@ -1,6 +1,8 @@
 //! Players: what answers `genmove` at a level. The trait takes `&mut self` so that a player
 //! may keep state between moves.
 
+pub mod external;
+pub mod fallback;
 pub mod heuristic;
 pub mod mcts;
 pub mod random;
@@ -10,12 +12,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::board::{Color, Move, Point};
+use crate::clock::Clock;
 use crate::game::Game;
 
 /// A move generator.
 pub trait Player: Send {
     /// What `color` should do in `game` (which is not changed), within `limits`.
     fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer;
+
+    /// The engine behind this player when it is another program (`name version`), once known.
+    fn describe(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A player's answer to `genmove`.
@@ -47,6 +55,8 @@ pub struct Limits {
     pub stop: Option<Arc<AtomicBool>>,
     /// Whether the player may resign (never in `kgs-genmove_cleanup`).
     pub may_resign: bool,
+    /// The game clock, for players that pass it on (an external engine).
+    pub clock: Option<Clock>,
 }
 
 impl Limits {

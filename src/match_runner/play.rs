@@ -1,0 +1,262 @@
+//! One game between two GTP engines, every move checked by tengen's own [`Game`].
+
+use std::time::{Duration, Instant};
+
+use log::{debug, warn};
+use serde::Serialize;
+
+use super::time_control::{Clock, TimeControl};
+use crate::board::{Color, Move};
+use crate::game::{Game, Rules};
+use crate::gtp::client::{Client, ClientError};
+
+/// Extra time a move may take over what its clock allows before it is lost on time (pipes,
+/// process start-up).
+const TIME_MARGIN: Duration = Duration::from_secs(1);
+
+/// How a game is set up.
+pub struct GameSetup<'a> {
+    /// Board size.
+    pub size: usize,
+    /// Komi.
+    pub komi: f64,
+    /// Moves both engines are given before the game starts.
+    pub opening: &'a [(Color, Move)],
+    /// Moves after which the game stops and is scored.
+    pub max_moves: usize,
+    /// The time control, if any.
+    pub time: Option<TimeControl>,
+    /// How long a move may take without a time control.
+    pub move_timeout: Duration,
+}
+
+/// Why an engine lost a game without playing it out.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", content = "detail", rename_all = "snake_case")]
+pub enum Fault {
+    /// It answered an illegal or unreadable move, or refused a command it must accept.
+    Illegal(String),
+    /// It ran out of time or did not answer in time.
+    Timeout(String),
+    /// It exited.
+    Crash(String),
+}
+
+impl Fault {
+    /// From a failed command.
+    fn from_error(error: &ClientError) -> Fault {
+        match error {
+            ClientError::Timeout { .. } => Fault::Timeout(error.to_string()),
+            ClientError::Refused(_) => Fault::Illegal(error.to_string()),
+            _ => Fault::Crash(error.to_string()),
+        }
+    }
+
+    /// The SGF result letter after `+`: `T` for time, `F` for a forfeit.
+    pub fn result_letter(&self) -> char {
+        match self {
+            Fault::Timeout(_) => 'T',
+            _ => 'F',
+        }
+    }
+
+    /// What happened, in words.
+    pub fn describe(&self) -> &str {
+        match self {
+            Fault::Illegal(why) | Fault::Timeout(why) | Fault::Crash(why) => why,
+        }
+    }
+}
+
+/// How a game stopped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// Two passes in a row.
+    Passes,
+    /// The move cap was reached.
+    MaxMoves,
+    /// This colour resigned.
+    Resigned(Color),
+    /// This colour's engine lost by a fault.
+    Forfeit(Color, Fault),
+}
+
+/// A game as played.
+pub struct PlayedGame {
+    /// The moves, opening included.
+    pub game: Game,
+    /// How it stopped.
+    pub ending: Ending,
+    /// Thinking time per colour (Black, White), over the moves it generated.
+    pub thinking: [Duration; 2],
+    /// Moves each colour generated (Black, White).
+    pub generated: [usize; 2],
+}
+
+/// The index of a colour in per-colour arrays.
+pub fn slot(c: Color) -> usize {
+    match c {
+        Color::Black => 0,
+        Color::White => 1,
+    }
+}
+
+/// Plays one game: `black` and `white` are the two engines (already started).
+pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> PlayedGame {
+    let mut played = PlayedGame {
+        game: Game::new(setup.size, Rules::chinese(setup.komi)),
+        ending: Ending::Passes,
+        thinking: [Duration::ZERO; 2],
+        generated: [0; 2],
+    };
+    let engines = [black, white];
+    for c in [Color::Black, Color::White] {
+        if let Err(fault) = prepare(engines[slot(c)], setup) {
+            played.ending = Ending::Forfeit(c, fault);
+            return played;
+        }
+    }
+    for &(c, mv) in setup.opening {
+        if played.game.play(c, mv).is_err() {
+            warn!(
+                "opening move {} is illegal; the opening stops there",
+                mv.to_vertex(setup.size)
+            );
+            break;
+        }
+        for engine in [Color::Black, Color::White] {
+            if let Err(fault) = tell(engines[slot(engine)], c, mv, setup) {
+                played.ending = Ending::Forfeit(engine, fault);
+                return played;
+            }
+        }
+    }
+    let mut clocks = setup.time.map(|t| [Clock::new(t), Clock::new(t)]);
+    loop {
+        if played.game.trailing_passes() >= 2 {
+            played.ending = Ending::Passes;
+            return played;
+        }
+        if played.game.moves().len() >= setup.max_moves {
+            played.ending = Ending::MaxMoves;
+            return played;
+        }
+        let c = played.game.to_move();
+        let clock = clocks.as_mut().map(|clocks| &mut clocks[slot(c)]);
+        let answer = generate(engines[slot(c)], c, setup.size, clock, setup);
+        played.generated[slot(c)] += 1;
+        let mv = match answer {
+            Ok((Answer::Resign, elapsed)) => {
+                played.thinking[slot(c)] += elapsed;
+                played.ending = Ending::Resigned(c);
+                return played;
+            }
+            Ok((Answer::Move(mv), elapsed)) => {
+                played.thinking[slot(c)] += elapsed;
+                if let Err(why) = played.game.play(c, mv) {
+                    let vertex = mv.to_vertex(setup.size);
+                    let fault = Fault::Illegal(format!("played the illegal move {vertex} ({why})"));
+                    played.ending = Ending::Forfeit(c, fault);
+                    return played;
+                }
+                mv
+            }
+            Err(fault) => {
+                played.ending = Ending::Forfeit(c, fault);
+                return played;
+            }
+        };
+        if let Err(fault) = tell(engines[slot(c.opponent())], c, mv, setup) {
+            played.ending = Ending::Forfeit(c.opponent(), fault);
+            return played;
+        }
+    }
+}
+
+/// A generated move or a resignation.
+enum Answer {
+    Move(Move),
+    Resign,
+}
+
+/// Board size, a fresh board, komi and time settings.
+fn prepare(engine: &mut Client, setup: &GameSetup) -> Result<(), Fault> {
+    let timeout = Some(setup.move_timeout);
+    let mut commands = vec![
+        format!("boardsize {}", setup.size),
+        "clear_board".to_string(),
+        format!("komi {}", setup.komi),
+    ];
+    if let Some(time) = setup.time {
+        commands.push(time.gtp_settings());
+    }
+    for command in commands {
+        engine
+            .send(&command, timeout)
+            .map_err(|e| Fault::from_error(&e))?;
+    }
+    Ok(())
+}
+
+/// Tells `engine` that `c` played `mv`.
+fn tell(engine: &mut Client, c: Color, mv: Move, setup: &GameSetup) -> Result<(), Fault> {
+    let command = format!("play {} {}", color_word(c), mv.to_vertex(setup.size));
+    engine
+        .send(&command, Some(setup.move_timeout))
+        .map(|_| ())
+        .map_err(|e| match e {
+            ClientError::Refused(why) => {
+                Fault::Illegal(format!("refused the legal move `{command}`: {why}"))
+            }
+            other => Fault::from_error(&other),
+        })
+}
+
+/// Asks `engine` for `c`'s move on a board of `size`; the move still has to be checked.
+fn generate(
+    engine: &mut Client,
+    c: Color,
+    size: usize,
+    clock: Option<&mut Clock>,
+    setup: &GameSetup,
+) -> Result<(Answer, Duration), Fault> {
+    let timeout = match &clock {
+        Some(clock) => {
+            let (seconds, stones) = clock.time_left();
+            let command = format!("time_left {} {seconds} {stones}", color_word(c));
+            if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
+                debug!("{}: {command}: {e}", engine.label());
+            }
+            clock.available() + TIME_MARGIN
+        }
+        None => setup.move_timeout,
+    };
+    let started = Instant::now();
+    let text = engine
+        .send(&format!("genmove {}", color_word(c)), Some(timeout))
+        .map_err(|e| Fault::from_error(&e))?;
+    let elapsed = started.elapsed();
+    if let Some(clock) = clock
+        && !clock.spend(elapsed)
+    {
+        return Err(Fault::Timeout(format!(
+            "lost on time ({:.1} s for one move)",
+            elapsed.as_secs_f64()
+        )));
+    }
+    let word = text.trim();
+    if word.eq_ignore_ascii_case("resign") {
+        return Ok((Answer::Resign, elapsed));
+    }
+    let mv = Move::parse(word, size)
+        .map_err(|_| Fault::Illegal(format!("answered `{word}`, which is not a move")))?;
+    Ok((Answer::Move(mv), elapsed))
+}
+
+/// `black` or `white`.
+pub fn color_word(c: Color) -> &'static str {
+    match c {
+        Color::Black => "black",
+        Color::White => "white",
+    }
+}

@@ -1,0 +1,166 @@
+//! A level played by another GTP engine: GNU Go as the child (full games, undo, handicap, a
+//! switch to another line), and a fake engine that crashes, hangs, answers illegal moves or
+//! garbage, or starts slowly, where tengen's fallback must answer and the game go on.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use common::Gtp;
+use tengen::board::{Color, Move};
+use tengen::game::{Game, Rules};
+
+/// Move timeout of the fault levels.
+const TIMEOUT_MS: u64 = 300;
+
+/// An engines.toml with a level per fault of the fake engine, and `gnugo` when given.
+fn config(name: &str, gnugo: Option<&Path>) -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-engine.sh");
+    let mut text = String::new();
+    for (level, args) in [
+        ("crash", "crash 2"),
+        ("hang", "hang 2"),
+        ("illegal", "illegal 1"),
+        ("garbage", "garbage 1"),
+        ("slow", "slow 3"),
+    ] {
+        let args: Vec<String> = args.split(' ').map(|a| format!("\"{a}\"")).collect();
+        text += &format!(
+            "[engines.{level}]\ncommand = [\"sh\", \"{}\", {}]\n\
+             [levels.{level}]\nplayer = \"external\"\nengine = \"{level}\"\n\
+             fallback = [\"medium\"]\nmove_timeout_ms = {TIMEOUT_MS}\n",
+            script.display(),
+            args.join(", ")
+        );
+    }
+    text += "[engines.missing]\ncommand = [\"/no/such/engine\"]\n\
+             [levels.missing]\nplayer = \"external\"\nengine = \"missing\"\nfallback = [\"easy\"]\n";
+    if let Some(gnugo) = gnugo {
+        text += &format!(
+            "[engines.gnugo]\ncommand = [\"{}\", \"--mode\", \"gtp\", \"--level\", \"1\"]\n\
+             [levels.gnugo]\nplayer = \"external\"\nengine = \"gnugo\"\nfallback = [\"medium\"]\n",
+            gnugo.display()
+        );
+    }
+    let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.toml"));
+    std::fs::write(&path, text).expect("write the config");
+    path
+}
+
+/// tengen at `level` of `config`.
+fn tengen(config: &Path, level: &str) -> Gtp {
+    Gtp::spawn(
+        common::tengen_path(),
+        &[
+            "gtp",
+            "--config",
+            config.to_str().unwrap(),
+            "--level",
+            level,
+        ],
+    )
+}
+
+/// Plays `moves` genmoves in turn on 9x9, checking each answer against our own replica of the
+/// game (so no earlier move was lost) and that none took far longer than the move timeout.
+fn play_on(engine: &mut Gtp, moves: usize) -> Game {
+    engine.ok("boardsize 9");
+    engine.ok("clear_board");
+    let mut game = Game::new(9, Rules::default());
+    for _ in 0..moves {
+        let c = game.to_move();
+        let word = if c == Color::Black { "b" } else { "w" };
+        let started = Instant::now();
+        let answer = engine.ok(&format!("genmove {word}"));
+        assert!(
+            started.elapsed() < Duration::from_millis(TIMEOUT_MS) + Duration::from_secs(5),
+            "genmove took {:?}",
+            started.elapsed()
+        );
+        let mv = Move::parse(&answer, 9).unwrap_or_else(|_| panic!("not a move: {answer}"));
+        game.play(c, mv)
+            .unwrap_or_else(|e| panic!("illegal answer {answer}: {e}"));
+    }
+    game
+}
+
+/// The number of black and white stones `showboard` draws.
+fn stones_shown(engine: &mut Gtp) -> (usize, usize) {
+    let board = engine.ok("showboard");
+    let rows: String = board
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .map(|l| l.split("  ").next().unwrap_or(""))
+        .collect();
+    (rows.matches('X').count(), rows.matches('O').count())
+}
+
+fn stones(game: &Game, c: Color) -> usize {
+    let board = game.board();
+    board
+        .points()
+        .filter(|&p| board.color_at(p) == Some(c))
+        .count()
+}
+
+#[test]
+fn every_fault_of_the_child_is_answered_by_the_fallback() {
+    let config = config("external-faults", None);
+    for level in ["crash", "hang", "illegal", "garbage", "slow", "missing"] {
+        let mut engine = tengen(&config, level);
+        let game = play_on(&mut engine, 8);
+        assert_eq!(game.moves().len(), 8, "{level}");
+        assert_eq!(
+            stones_shown(&mut engine),
+            (stones(&game, Color::Black), stones(&game, Color::White)),
+            "{level}: tengen's board differs from the moves it answered"
+        );
+        assert_eq!(engine.quit(), Some(0), "{level}");
+    }
+}
+
+#[test]
+fn a_slow_child_takes_over_once_it_has_started() {
+    let config = config("external-slow", None);
+    let mut engine = tengen(&config, "slow");
+    engine.ok("boardsize 9");
+    engine.ok("clear_board");
+    let first = engine.ok("genmove b");
+    assert_ne!(first, "PASS", "the fallback plays while the child starts");
+    std::thread::sleep(Duration::from_secs(4));
+    // The fake engine passes once it is up.
+    assert_eq!(engine.ok("genmove w"), "PASS");
+    assert!(engine.ok("version").contains("fake-engine slow"));
+}
+
+#[test]
+fn gnu_go_plays_through_tengen_with_undo_handicap_and_a_new_line() {
+    let Some(gnugo) = common::gnugo() else { return };
+    let config = config("external-gnugo", Some(&gnugo));
+    let mut engine = tengen(&config, "gnugo");
+    let game = play_on(&mut engine, 12);
+    assert_eq!(
+        stones_shown(&mut engine),
+        (stones(&game, Color::Black), stones(&game, Color::White))
+    );
+    assert!(engine.ok("version").contains("GNU Go"));
+    // Take back three moves and play another line: the child must follow.
+    for _ in 0..3 {
+        engine.ok("undo");
+    }
+    engine.ok("play w A1");
+    let answer = engine.ok("genmove b");
+    assert_ne!(answer, "A1");
+    assert!(Move::parse(&answer, 9).is_ok(), "{answer}");
+    // A handicap game.
+    engine.ok("clear_board");
+    engine.ok("fixed_handicap 4");
+    let answer = engine.ok("genmove w");
+    assert!(
+        !["C3", "G3", "C7", "G7"].contains(&answer.as_str()),
+        "GNU Go does not know the handicap stones: {answer}"
+    );
+    assert_eq!(stones_shown(&mut engine), (4, 1));
+    assert_eq!(engine.quit(), Some(0));
+}

@@ -1,0 +1,279 @@
+//! `tengen match` driving real engines: tengen's own levels, GNU Go, and a fake engine that
+//! crashes, hangs or plays illegal moves.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use tengen::game::Rules;
+use tengen::sgf;
+
+/// `tengen gtp --level LEVEL` as a command line.
+fn tengen_level(level: &str) -> String {
+    format!("{} gtp --level {level}", common::tengen_path())
+}
+
+/// The fake engine in `mode` failing at its `k`-th genmove.
+fn fake(mode: &str, k: u32) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fake-engine.sh");
+    format!("sh {} {mode} {k}", script.display())
+}
+
+/// Runs `tengen match ARGS`.
+fn run_match(args: &[&str]) -> Output {
+    Command::new(common::tengen_path())
+        .arg("match")
+        .args(args)
+        .output()
+        .expect("run tengen match")
+}
+
+/// Runs a match that must succeed and returns its JSON report.
+fn json_match(args: &[&str]) -> Value {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let output = run_match(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "tengen match failed: {stderr}");
+    serde_json::from_slice(&output.stdout).expect("a JSON report on stdout")
+}
+
+/// Engine `e`'s (0 = A, 1 = B) value at `path` in the summary.
+fn engine_stat(report: &Value, e: usize, path: &[&str]) -> u64 {
+    let mut v = &report["summary"]["engines"][e];
+    for key in path {
+        v = &v[key];
+    }
+    v.as_u64()
+        .unwrap_or_else(|| panic!("no {path:?} in {report}"))
+}
+
+/// A fresh empty directory under the target dir.
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn medium_beats_easy_and_every_game_is_recorded() {
+    let dir = scratch_dir("match-easy-medium");
+    let report = json_match(&[
+        "--black",
+        &tengen_level("easy"),
+        "--white",
+        &tengen_level("medium"),
+        "--games",
+        "4",
+        "--alternate",
+        "--concurrency",
+        "2",
+        "--sgf-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let games = report["games"].as_array().unwrap();
+    assert_eq!(games.len(), 4);
+    let easy_wins = engine_stat(&report, 0, &["total", "wins"]);
+    let medium_wins = engine_stat(&report, 1, &["total", "wins"]);
+    assert!(
+        medium_wins > easy_wins,
+        "medium {medium_wins}, easy {easy_wins}"
+    );
+    // Alternating colours: each engine had Black twice.
+    assert_eq!(
+        engine_stat(&report, 0, &["as_black", "losses"])
+            + engine_stat(&report, 0, &["as_black", "wins"])
+            + engine_stat(&report, 0, &["as_black", "draws"]),
+        2
+    );
+    for game in games {
+        let number = game["number"].as_u64().unwrap();
+        let path = dir.join(format!("game-{number:04}.sgf"));
+        let text = std::fs::read_to_string(&path).expect("an SGF per game");
+        let result = game["result"].as_str().unwrap();
+        assert!(text.contains(&format!("RE[{result}]")), "{text}");
+        let loaded = sgf::load_game(&text, None, Rules::chinese(7.0)).expect("the SGF loads");
+        assert_eq!(loaded.moves().len() as u64, game["moves"].as_u64().unwrap());
+        let a_is_black = game["a_is_black"].as_bool().unwrap();
+        assert_eq!(a_is_black, number % 2 == 1, "game {number}");
+    }
+}
+
+#[test]
+fn a_crashing_engine_loses_its_games_and_the_match_goes_on() {
+    let report = json_match(&[
+        "--black",
+        &fake("crash", 3),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "3",
+        "--alternate",
+    ]);
+    assert_eq!(report["games"].as_array().unwrap().len(), 3);
+    assert_eq!(engine_stat(&report, 0, &["faults", "crashes"]), 3);
+    assert_eq!(engine_stat(&report, 1, &["total", "wins"]), 3);
+    for game in report["games"].as_array().unwrap() {
+        let result = game["result"].as_str().unwrap();
+        assert!(result.ends_with("+F"), "{result}");
+    }
+}
+
+#[test]
+fn a_hanging_engine_loses_on_time() {
+    let report = json_match(&[
+        "--black",
+        &tengen_level("easy"),
+        "--white",
+        &fake("hang", 2),
+        "--games",
+        "2",
+        "--move-timeout",
+        "0.5",
+    ]);
+    assert_eq!(engine_stat(&report, 1, &["faults", "timeouts"]), 2);
+    assert_eq!(engine_stat(&report, 0, &["total", "wins"]), 2);
+    let result = report["games"][0]["result"].as_str().unwrap();
+    assert_eq!(result, "B+T");
+}
+
+#[test]
+fn an_illegal_move_loses_and_garbage_on_stdout_is_skipped() {
+    // Passes, then answers the point White has just taken.
+    let report = json_match(&[
+        "--black",
+        &fake("illegal", 2),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "1",
+    ]);
+    assert_eq!(engine_stat(&report, 0, &["faults", "illegal"]), 1);
+    assert_eq!(report["games"][0]["result"], "W+F");
+    assert_eq!(report["games"][0]["moves"], 2);
+    // Writes a stray line before every answer, and passes: a game like any other.
+    let report = json_match(&[
+        "--black",
+        &fake("garbage", 1),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "1",
+        "--max-moves",
+        "30",
+    ]);
+    assert_eq!(engine_stat(&report, 0, &["faults", "illegal"]), 0);
+    assert_eq!(report["games"][0]["moves"], 30);
+}
+
+#[test]
+fn a_missing_engine_stops_the_match_before_it_starts() {
+    let output = run_match(&[
+        "--black",
+        "/no/such/engine --gtp",
+        "--white",
+        &tengen_level("easy"),
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--black engine") && stderr.contains("/no/such/engine"),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    for (flag, value) in [
+        ("--time", "10+5"),
+        ("--sprt", "5,0"),
+        ("--move-timeout", "-1"),
+    ] {
+        let output = run_match(&[
+            "--black",
+            &tengen_level("easy"),
+            "--white",
+            &tengen_level("easy"),
+            flag,
+            value,
+        ]);
+        assert!(!output.status.success(), "{flag} {value}");
+        assert!(!output.stderr.is_empty());
+    }
+}
+
+#[test]
+fn openings_start_each_pair_of_games_and_the_sprt_can_stop_early() {
+    let dir = scratch_dir("match-openings");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.sgf"), "(;SZ[9];B[ee];W[cc])").unwrap();
+    std::fs::write(dir.join("b.sgf"), "(;SZ[9];B[gg])").unwrap();
+    let sgf_dir = dir.join("games");
+    let report = json_match(&[
+        "--black",
+        &tengen_level("medium"),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "40",
+        "--alternate",
+        "--openings",
+        dir.to_str().unwrap(),
+        "--sgf-dir",
+        sgf_dir.to_str().unwrap(),
+        "--sprt",
+        "0,200",
+    ]);
+    let games = report["games"].as_array().unwrap();
+    assert!(
+        games.len() < 40,
+        "the SPRT should stop a one-sided match early"
+    );
+    assert_eq!(report["summary"]["sprt"]["verdict"], "AcceptH1");
+    let first_moves = |n: u64| {
+        let text = std::fs::read_to_string(sgf_dir.join(format!("game-{n:04}.sgf"))).unwrap();
+        let game = sgf::load_game(&text, None, Rules::chinese(7.0)).unwrap();
+        game.moves()[..2].to_vec()
+    };
+    // Games 1 and 2 start from a.sgf, games 3 and 4 from b.sgf.
+    assert_eq!(first_moves(1), first_moves(2));
+    assert_eq!(first_moves(1)[1].1.to_vertex(9), "C7");
+    assert_eq!(first_moves(3)[0].1.to_vertex(9), "G3");
+}
+
+#[test]
+fn a_match_against_gnu_go_is_refereed_and_recorded() {
+    let Some(gnugo) = common::gnugo() else { return };
+    let gnugo = gnugo.display().to_string();
+    let dir = scratch_dir("match-gnugo");
+    let report = json_match(&[
+        "--black",
+        &tengen_level("medium"),
+        "--white",
+        &format!("{gnugo} --mode gtp --level 1"),
+        "--referee",
+        &format!("{gnugo} --mode gtp --chinese-rules --level 1"),
+        "--games",
+        "2",
+        "--alternate",
+        "--sgf-dir",
+        dir.to_str().unwrap(),
+    ]);
+    for game in report["games"].as_array().unwrap() {
+        let decided = game["decided_by"].as_str().unwrap();
+        let result = game["result"].as_str().unwrap();
+        assert!(
+            result.ends_with("+R") || decided.contains("referee (GNU Go"),
+            "{decided}"
+        );
+        let number = game["number"].as_u64().unwrap();
+        let text = std::fs::read_to_string(dir.join(format!("game-{number:04}.sgf"))).unwrap();
+        assert!(text.contains("GNU Go 3."), "{text}");
+        assert!(text.contains("PB[") && text.contains("PW[") && text.contains("DT["));
+        let loaded = sgf::load_game(&text, None, Rules::chinese(7.0)).expect("the SGF loads");
+        assert_eq!(loaded.moves().len() as u64, game["moves"].as_u64().unwrap());
+    }
+}
