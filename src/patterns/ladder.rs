@@ -88,7 +88,10 @@ pub fn is_ladder_atari(
 }
 
 /// Chases the string on `s`, starting with the atari on its liberty number `first`, reading
-/// on the boards `chase` and `trial`.
+/// on the boards `chase` and `trial`. At each step the attacker first tries the atari on the
+/// first liberty; when that chase fails and the other atari also kept the defender at two
+/// liberties, the reader comes back and tries it (deepest step first, at most
+/// [`MAX_BACKTRACKS`] times): on the first line the wrong atari lets the string out.
 fn chase_from(
     board: &Board,
     s: Point,
@@ -98,48 +101,94 @@ fn chase_from(
     trial: &mut Board,
 ) -> bool {
     let defender = attacker.opponent();
+    // The chase so far (atari, extension), and where the second atari is still to be tried.
+    let mut path = [(s, s); MAX_STEPS];
+    let mut untried = [false; MAX_STEPS];
+    let mut backtracks = MAX_BACKTRACKS;
+    let mut depth = 0;
+    let mut orders = first..first + 1;
     chase.copy_from(board);
-    for step in 0..MAX_STEPS {
-        let mut libs = [s; 3];
-        if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
-            return false;
+    loop {
+        match step(chase, trial, s, attacker, orders) {
+            Step::Caught => return true,
+            Step::Continues(order, moves) if depth + 1 < MAX_STEPS => {
+                path[depth] = moves;
+                untried[depth] = depth > 0 && order == 0;
+                std::mem::swap(chase, trial);
+                depth += 1;
+                orders = 0..2;
+                continue;
+            }
+            Step::Continues(..) | Step::Escapes => {}
         }
-        let orders = [(libs[0], libs[1]), (libs[1], libs[0])];
-        let tries = if step == 0 {
-            &orders[first..=first]
-        } else {
-            &orders[..]
+        let Some(back) = (0..depth).rev().find(|&d| untried[d]) else {
+            return false;
         };
-        let mut continued = false;
-        for &(atari, escape) in tries {
-            if chase.legality(atari, attacker).is_err() {
-                continue;
-            }
-            trial.copy_from(chase);
-            trial.play(atari, attacker);
-            if trial.in_atari(atari) && trial.string_size(atari) == 1 {
-                // The chasing stone can be taken at once: no ladder this way.
-                continue;
-            }
-            if trial.legality(escape, defender).is_err() {
-                return true;
-            }
-            trial.play(escape, defender);
-            match trial.liberties(s) {
-                0 | 1 => return true,
-                2 => {
-                    continued = true;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        if !continued {
+        if backtracks == 0 {
             return false;
         }
-        std::mem::swap(chase, trial);
+        backtracks -= 1;
+        untried[back] = false;
+        chase.copy_from(board);
+        for &(atari, escape) in &path[..back] {
+            chase.play(atari, attacker);
+            chase.play(escape, defender);
+        }
+        depth = back;
+        orders = 1..2;
     }
-    false
+}
+
+/// Returns to an earlier branch of a chase at most this many times.
+const MAX_BACKTRACKS: usize = 8;
+
+/// What one atari of a chase leads to.
+enum Step {
+    /// The string is taken.
+    Caught,
+    /// The defender extended to two liberties again: the order of liberties used (0 for the
+    /// atari on the first) and the two moves.
+    Continues(usize, (Point, Point)),
+    /// No atari in `orders` keeps the string at two liberties, or it can capture a chaser.
+    Escapes,
+}
+
+/// Tries the ataris on the string on `s` in `chase` (the orders in `orders`: 0 ataris on its
+/// first liberty, 1 on its second), leaving the position after a continuing one in `trial`.
+fn step(
+    chase: &Board,
+    trial: &mut Board,
+    s: Point,
+    attacker: Color,
+    orders: std::ops::Range<usize>,
+) -> Step {
+    let defender = attacker.opponent();
+    let mut libs = [s; 3];
+    if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
+        return Step::Escapes;
+    }
+    for order in orders {
+        let (atari, escape) = (libs[order], libs[1 - order]);
+        if chase.legality(atari, attacker).is_err() {
+            continue;
+        }
+        trial.copy_from(chase);
+        trial.play(atari, attacker);
+        if trial.in_atari(atari) && trial.string_size(atari) == 1 {
+            // The chasing stone can be taken at once: no ladder this way.
+            continue;
+        }
+        if trial.legality(escape, defender).is_err() {
+            return Step::Caught;
+        }
+        trial.play(escape, defender);
+        match trial.liberties(s) {
+            0 | 1 => return Step::Caught,
+            2 => return Step::Continues(order, (atari, escape)),
+            _ => {}
+        }
+    }
+    Step::Escapes
 }
 
 /// Whether a string of the other colour touching the string on `s` is in atari.
@@ -236,5 +285,29 @@ mod tests {
         rows[4] = ". . O . . . . . .";
         rows[5] = ". O X . . . . . .";
         assert!(white_c3_escapes(&rows));
+    }
+
+    #[test]
+    fn a_first_line_ladder_needs_the_atari_from_above() {
+        // White E1 (next to Black D1) extends to F1 after Black E2; Black must atari from
+        // above (F2, not G1) all the way to the corner.
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let b = board(9, &["D1", "E2"], &["E1"]);
+        assert!(!escapes(
+            &b,
+            pt("E1"),
+            pt("F1"),
+            Color::White,
+            &mut Scratch::new()
+        ));
+        // A white stone on the second line in the way breaks it.
+        let b = board(9, &["D1", "E2"], &["E1", "H2"]);
+        assert!(escapes(
+            &b,
+            pt("E1"),
+            pt("F1"),
+            Color::White,
+            &mut Scratch::new()
+        ));
     }
 }

@@ -75,6 +75,8 @@ fn atari_values_read_the_ladder() {
     // D3 drives White along the first line into the corner.
     assert_eq!(black(&board, "D3").atari, ATARI_LADDER);
     let board = board_from_rows(&TACTICS);
+    // E2 chases White E1 along the first line into the corner.
+    assert_eq!(black(&board, "E2").atari, ATARI_LADDER);
     // F1 leaves White E1 to extend to E2 with three liberties.
     assert_eq!(black(&board, "F1").atari, ATARI);
     assert_eq!(black(&board, "A9").atari, 0);
