@@ -3,8 +3,8 @@
 //! game) first-line moves as losses, and a pass starts low so that it wins only when nothing
 //! else does. On top of that, the learned move patterns ([`crate::patterns`]) set the result
 //! of [`GAMMA_VISITS`] more virtual playouts: the stronger the move's gamma, the more of them
-//! are wins (in self-play at 2000 playouts a move on 9x9 this won 47 of 64 games against the
-//! hand-made terms alone).
+//! are wins (in self-play at 2000 playouts a move on 9x9 this won 92 of 128 games against the
+//! hand-made terms alone, and 83 of 128 after the ladder reader learned to backtrack).
 
 use crate::board::{Board, Color, Point};
 use crate::patterns::{self, Group, PatternTable};
