@@ -65,6 +65,9 @@ pub enum LevelConfig {
         fallback: Vec<String>,
         /// How long the engine may think about one move (default 10,000 ms).
         move_timeout_ms: Option<u64>,
+        /// Whether a pass answering a pass is reconsidered while dame or ataris are left
+        /// (default on).
+        avoid_early_pass: Option<bool>,
     },
 }
 
@@ -111,6 +114,7 @@ impl LevelConfig {
                 ref engine,
                 ref fallback,
                 move_timeout_ms,
+                avoid_early_pass,
             } => {
                 let command = config
                     .engines
@@ -126,7 +130,8 @@ impl LevelConfig {
                 }
                 let timeout = Duration::from_millis(move_timeout_ms.unwrap_or(10_000));
                 Box::new(FallbackPlayer::new(
-                    ExternalEngine::new(engine, command, timeout),
+                    ExternalEngine::new(engine, command, timeout)
+                        .with_avoid_early_pass(avoid_early_pass.unwrap_or(true)),
                     players,
                 ))
             }
@@ -484,7 +489,21 @@ mod tests {
         .unwrap();
         assert!(matches!(
             ok.level("expert").unwrap(),
-            LevelConfig::External { .. }
+            LevelConfig::External {
+                avoid_early_pass: None,
+                ..
+            }
+        ));
+        let off = parse(&format!(
+            "{engine}[levels.x]\nplayer = \"external\"\nengine = \"k\"\navoid_early_pass = false\n"
+        ))
+        .unwrap();
+        assert!(matches!(
+            off.level("x").unwrap(),
+            LevelConfig::External {
+                avoid_early_pass: Some(false),
+                ..
+            }
         ));
         let error = |text: &str| parse(text).unwrap_err().to_string();
         let e = error("[levels.x]\nplayer = \"external\"\nengine = \"nope\"\n");

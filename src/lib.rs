@@ -1,5 +1,6 @@
 //! tengen: a Go engine that speaks GTP.
 
+pub mod analysis_engine;
 pub mod bench;
 pub mod board;
 pub mod clock;

@@ -1,13 +1,14 @@
 //! The `tengen` binary: parses the command line and hands over to the library.
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use log::info;
 
+use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::Config;
 use tengen::gtp::{self, Engine};
@@ -39,6 +40,22 @@ enum Command {
     Regress(RegressArgs),
     /// Learn move-pattern gammas (Coulom's MM) from SGF game records.
     TrainPatterns(TrainArgs),
+    /// Speak KataGo's JSON analysis protocol on stdin/stdout (for KaTrain), with tengen's
+    /// search. Takes KataGo's flags: -config FILE (numAnalysisThreads, numSearchThreads,
+    /// maxVisits, maxTime, reportAnalysisWinratesAs are read) and -override-config K=V,...;
+    /// -model and other flags are accepted and ignored.
+    Analysis(AnalysisArgs),
+}
+
+#[derive(Args)]
+struct AnalysisArgs {
+    /// KataGo-style flags, e.g. -model M -config C -override-config maxVisits=200.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "FLAGS"
+    )]
+    flags: Vec<String>,
 }
 
 #[derive(Args)]
@@ -195,6 +212,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => run_bench(args),
         Command::Match(args) => run_match(args),
         Command::Regress(args) => run_regress(args),
+        Command::Analysis(args) => run_analysis(args),
         Command::TrainPatterns(args) => run_train(args),
     }
 }
@@ -366,6 +384,43 @@ fn default_engine(args: &RegressArgs) -> Result<Vec<String>, Box<dyn std::error:
 fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
     eprintln!("tengen regress: {e}");
     ExitCode::from(2)
+}
+
+fn run_analysis(args: AnalysisArgs) -> ExitCode {
+    let mut options = EngineOptions::default();
+    let mut flags = args.flags.iter();
+    while let Some(flag) = flags.next() {
+        let name = flag.trim_start_matches('-');
+        let takes_value = matches!(
+            name,
+            "model" | "config" | "override-config" | "human-model" | "analysis-threads"
+        );
+        let value = if takes_value { flags.next() } else { None };
+        match (name, value) {
+            ("config", Some(path)) => {
+                if let Err(e) = analysis_engine::read_config(&mut options, Path::new(path)) {
+                    return fail(&format!("-config {path}: {e}"));
+                }
+            }
+            ("override-config", Some(text)) => {
+                analysis_engine::apply_settings(&mut options, text, ',');
+            }
+            ("analysis-threads", Some(n)) => {
+                analysis_engine::apply_settings(
+                    &mut options,
+                    &format!("numAnalysisThreads={n}"),
+                    ',',
+                );
+            }
+            (_, None) if takes_value => return fail(&format!("{flag} needs a value")),
+            _ => info!(
+                "analysis: {flag} {} does not apply to tengen; ignored",
+                value.map_or("", |v| v)
+            ),
+        }
+    }
+    analysis_engine::serve(&options, io::stdin().lock(), io::stdout());
+    ExitCode::SUCCESS
 }
 
 /// A configuration problem: one line on stderr, exit code 2.

@@ -24,6 +24,7 @@ fn config(name: &str, gnugo: Option<&Path>) -> PathBuf {
         ("illegal", "illegal 1"),
         ("garbage", "garbage 1"),
         ("slow", "slow 3"),
+        ("analyze", "analyze 0"),
     ] {
         let args: Vec<String> = args.split(' ').map(|a| format!("\"{a}\"")).collect();
         text += &format!(
@@ -163,4 +164,40 @@ fn gnu_go_plays_through_tengen_with_undo_handicap_and_a_new_line() {
     );
     assert_eq!(stones_shown(&mut engine), (4, 1));
     assert_eq!(engine.quit(), Some(0));
+}
+
+#[test]
+fn analysis_is_streamed_from_a_child_that_lists_it() {
+    let config = config("external-analyze", None);
+    let mut engine = tengen(&config, "analyze");
+    engine.ok("boardsize 9");
+    // The child starts with the first move.
+    assert_eq!(engine.ok("genmove b"), "PASS");
+    engine.send_raw("kata-analyze w 10\n");
+    let mut head = String::new();
+    while !head.contains("from-the-fake") {
+        head = engine.read_line();
+    }
+    engine.send_raw("\n");
+    assert_eq!(engine.read_line(), "");
+    assert_eq!(engine.ok("name"), "tengen");
+    // genmove-analyze streams the child's lines, then its move, which tengen plays.
+    engine.send_raw("3 kata-genmove_analyze w 10\n");
+    assert_eq!(engine.read_line(), "=3");
+    assert!(engine.read_line().contains("fake-genmove"));
+    assert_eq!(engine.read_line(), "play PASS");
+    assert_eq!(engine.read_line(), "");
+    assert_eq!(engine.ok("undo"), "");
+    assert_eq!(engine.ok("undo"), "");
+    assert!(engine.send("undo").is_err(), "two moves were played");
+    // A child without the command leaves the analysis to tengen's search.
+    let mut own = tengen(&config, "garbage");
+    own.ok("boardsize 9");
+    own.ok("genmove b");
+    own.send_raw("lz-analyze w 10\n");
+    assert_eq!(own.read_line(), "=");
+    assert!(own.read_line().starts_with("info move "));
+    own.send_raw("\n");
+    while !own.read_line().is_empty() {}
+    assert_eq!(own.ok("name"), "tengen");
 }

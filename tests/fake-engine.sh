@@ -7,6 +7,9 @@
 #                              or with a word that is no move when there is none
 #   fake-engine.sh garbage K   writes a line that is no GTP response, then passes
 #   fake-engine.sh slow K      (any K) takes K seconds to start, then passes
+#   fake-engine.sh analyze K   (any K) passes, and lists kata-analyze (one `info` line, then
+#                              the end of the stream once a line arrives) and
+#                              kata-genmove_analyze (one `info` line, then `play pass`)
 mode=$1
 k=${2:-1}
 [ "$mode" = slow ] && sleep "$k"
@@ -35,6 +38,17 @@ while IFS= read -r line; do
     name) printf '=%s fake-engine\n\n' "$id" ;;
     version) printf '=%s %s\n\n' "$id" "$mode" ;;
     final_score) printf '?%s cannot score\n\n' "$id" ;;
+    list_commands) printf '=%s genmove\nplay\nkata-analyze\nkata-genmove_analyze\n\n' "$id" ;;
+    kata-genmove_analyze)
+        printf '=%s\ninfo move A1 visits 3 winrate 0.5 order 0 pv A1 fake-genmove\nplay pass\n\n' "$id" ;;
+    kata-analyze)
+        if [ "$mode" = analyze ]; then
+            printf '=%s\ninfo move A1 visits 7 winrate 0.5 order 0 pv A1 from-the-fake\n' "$id"
+            read -r _
+            printf '\n'
+        else
+            printf '?%s unknown command\n\n' "$id"
+        fi ;;
     quit) printf '=%s\n\n' "$id"; exit 0 ;;
     *) printf '=%s\n\n' "$id" ;;
     esac

@@ -11,6 +11,7 @@ use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -20,6 +21,9 @@ use log::{debug, warn};
 /// The longest stdout line kept from a child; longer ones are cut (a runaway engine cannot make
 /// us hold gigabytes).
 const MAX_LINE: u64 = 1 << 20;
+
+/// How often a stream looks at its stop flag while no line arrives.
+const STREAM_POLL: Duration = Duration::from_millis(5);
 
 /// How long [`Client::quit`] waits for the child to exit by itself before killing it.
 const QUIT_GRACE: Duration = Duration::from_secs(2);
@@ -76,6 +80,16 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
+/// What the stdout reader passes on: each line of a response as it arrives (for streaming
+/// commands), then the whole response.
+#[derive(Debug)]
+enum Event {
+    /// A line of the response being read (the status line's text, if any, then the rest).
+    Line { id: Option<u64>, text: String },
+    /// A complete response.
+    Done(Response),
+}
+
 /// One response read from the child.
 #[derive(Debug)]
 struct Response {
@@ -92,7 +106,7 @@ pub struct Client {
     label: String,
     child: Child,
     stdin: Option<ChildStdin>,
-    responses: Receiver<Response>,
+    responses: Receiver<Event>,
     next_id: u64,
 }
 
@@ -176,12 +190,12 @@ impl Client {
             .map_err(|_| gone())?;
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
-            let response = match deadline {
+            let event = match deadline {
                 None => self.responses.recv().map_err(|_| gone())?,
                 Some(deadline) => {
                     let left = deadline.saturating_duration_since(Instant::now());
                     match self.responses.recv_timeout(left) {
-                        Ok(response) => response,
+                        Ok(event) => event,
                         Err(RecvTimeoutError::Timeout) => {
                             return Err(ClientError::Timeout {
                                 command: command.to_string(),
@@ -192,6 +206,9 @@ impl Client {
                     }
                 }
             };
+            let Event::Done(response) = event else {
+                continue;
+            };
             match response.id {
                 Some(other) if other != id => {
                     debug!(
@@ -201,6 +218,64 @@ impl Client {
                 }
                 _ if response.success => return Ok(response.text),
                 _ => return Err(ClientError::Refused(response.text)),
+            }
+        }
+    }
+
+    /// Sends a streaming command (`kata-analyze b 50`) and hands each line of its response to
+    /// `on_line` as it arrives, until `stop` is set (or `on_line` returns false): then a bare
+    /// newline asks the child to end the stream, and the rest of the response is read. Fails
+    /// when the child refuses the command, exits, does not end the stream within `grace` of
+    /// being asked, or has not finished by `deadline`.
+    pub fn send_streaming(
+        &mut self,
+        command: &str,
+        stop: &AtomicBool,
+        grace: Duration,
+        deadline: Option<Instant>,
+        on_line: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let gone = || ClientError::Gone {
+            command: command.to_string(),
+        };
+        let stdin = self.stdin.as_mut().ok_or_else(gone)?;
+        writeln!(stdin, "{id} {command}")
+            .and_then(|()| stdin.flush())
+            .map_err(|_| gone())?;
+        let mut asked_to_end: Option<Instant> = None;
+        let mut forwarding = true;
+        loop {
+            if asked_to_end.is_none() && (stop.load(Ordering::Relaxed) || !forwarding) {
+                let stdin = self.stdin.as_mut().ok_or_else(gone)?;
+                writeln!(stdin)
+                    .and_then(|()| stdin.flush())
+                    .map_err(|_| gone())?;
+                asked_to_end = Some(Instant::now());
+            }
+            if asked_to_end.is_some_and(|at| at.elapsed() > grace)
+                || deadline.is_some_and(|d| Instant::now() > d)
+            {
+                return Err(ClientError::Timeout {
+                    command: command.to_string(),
+                    after: grace,
+                });
+            }
+            match self.responses.recv_timeout(STREAM_POLL) {
+                Ok(Event::Line { id: line_id, text }) if line_id.is_none_or(|l| l == id) => {
+                    if forwarding && asked_to_end.is_none() {
+                        forwarding = on_line(&text);
+                    }
+                }
+                Ok(Event::Line { .. }) => {}
+                Ok(Event::Done(response)) => match response.id {
+                    Some(other) if other != id => {}
+                    _ if response.success => return Ok(()),
+                    _ => return Err(ClientError::Refused(response.text)),
+                },
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => return Err(gone()),
             }
         }
     }
@@ -242,9 +317,9 @@ impl Drop for Client {
     }
 }
 
-/// Reads GTP responses from `stdout` and hands each to `deliver` until the stream ends or
-/// `deliver` returns false.
-fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Response) -> bool) {
+/// Reads GTP responses from `stdout` and hands each line and each whole response to
+/// `deliver` until the stream ends or `deliver` returns false.
+fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Event) -> bool) {
     let mut reader = BufReader::new(stdout);
     let mut current: Option<Response> = None;
     let mut raw = Vec::new();
@@ -264,12 +339,20 @@ fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Respon
         match current.as_mut() {
             None if line.trim().is_empty() => {}
             None => match parse_status_line(line) {
-                Some(response) => current = Some(response),
+                Some(response) => {
+                    if !response.text.is_empty() {
+                        let (id, text) = (response.id, response.text.clone());
+                        if !deliver(Event::Line { id, text }) {
+                            return;
+                        }
+                    }
+                    current = Some(response);
+                }
                 None => warn!("{label}: ignoring stdout line outside a response: {line}"),
             },
             Some(_) if line.trim().is_empty() => {
                 if let Some(response) = current.take()
-                    && !deliver(response)
+                    && !deliver(Event::Done(response))
                 {
                     return;
                 }
@@ -277,12 +360,16 @@ fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Respon
             Some(response) => {
                 response.text.push('\n');
                 response.text.push_str(line);
+                let (id, text) = (response.id, line.to_string());
+                if !deliver(Event::Line { id, text }) {
+                    return;
+                }
             }
         }
     }
     // A last response cut off by EOF still counts.
     if let Some(response) = current {
-        deliver(response);
+        deliver(Event::Done(response));
     }
 }
 
@@ -315,8 +402,10 @@ mod tests {
 
     fn parse(stdout: &str) -> Vec<(Option<u64>, bool, String)> {
         let mut out = Vec::new();
-        read_responses(stdout.as_bytes(), "test", |r| {
-            out.push((r.id, r.success, r.text));
+        read_responses(stdout.as_bytes(), "test", |event| {
+            if let Event::Done(r) = event {
+                out.push((r.id, r.success, r.text));
+            }
             true
         });
         out
@@ -378,6 +467,38 @@ mod tests {
         assert!(
             matches!(answer, Err(ClientError::Gone { .. })),
             "{answer:?}"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_stream_is_forwarded_line_by_line_and_ended_with_a_newline() {
+        // Streams two lines, waits for the bare newline, then one more line and the end.
+        let mut client = shell(
+            "read id cmd rest; printf '=%s\\ninfo a\\ninfo b\\n' $id; read nl; \
+             printf 'info c\\n\\n'; read id2 cmd2; printf '=%s ok\\n\\n' $id2",
+        );
+        let stop = AtomicBool::new(false);
+        let mut seen = Vec::new();
+        client
+            .send_streaming(
+                "kata-analyze b 10",
+                &stop,
+                Duration::from_secs(5),
+                None,
+                &mut |line| {
+                    seen.push(line.to_string());
+                    if seen.len() == 2 {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    true
+                },
+            )
+            .unwrap();
+        assert_eq!(seen, ["info a", "info b"]);
+        assert_eq!(
+            client.send("name", Some(Duration::from_secs(5))).unwrap(),
+            "ok"
         );
     }
 

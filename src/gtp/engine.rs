@@ -9,11 +9,14 @@ use std::time::Instant;
 
 use log::{debug, error, info};
 
+use super::analyze::{self, AnalyzeCommand};
+use super::gogui;
 use super::protocol::{Command, GtpError};
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
+use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report};
 use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
@@ -65,7 +68,34 @@ const COMMANDS: &[(&str, Handler)] = &[
     ("gogui-interrupt", |_, a| no_args(a).map(|()| String::new())),
     ("loadsgf", Engine::loadsgf),
     ("showboard", Engine::showboard),
+    ("lz-analyze", |e, a| e.analysis_snapshot("lz-analyze", a)),
+    ("kata-analyze", |e, a| {
+        e.analysis_snapshot("kata-analyze", a)
+    }),
+    ("gogui-analyze_commands", |_, a| {
+        no_args(a).map(|()| gogui::ANALYZE_COMMANDS.join("\n"))
+    }),
+    ("tengen-ownership", |e, a| {
+        e.gogui(a, gogui::View::Ownership)
+    }),
+    ("tengen-visits", |e, a| e.gogui(a, gogui::View::Visits)),
+    ("tengen-pv", |e, a| e.gogui(a, gogui::View::Variation)),
+    ("tengen-winrate", |e, a| e.gogui(a, gogui::View::WinRate)),
+    ("lz-genmove_analyze", |e, a| {
+        e.genmove_analyze_snapshot("lz-genmove_analyze", a)
+    }),
+    ("kata-genmove_analyze", |e, a| {
+        e.genmove_analyze_snapshot("kata-genmove_analyze", a)
+    }),
 ];
+
+/// A genmove-analyze command on its way to the player: its name, its whole line, and where
+/// the analysis lines go.
+struct MoveStream<'a> {
+    name: &'a str,
+    line: &'a str,
+    out: &'a mut dyn FnMut(&str) -> bool,
+}
 
 /// How a move-generating command treats its answer.
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -83,6 +113,10 @@ pub struct Engine {
     game: Game,
     clock: Clock,
     player: Box<dyn Player>,
+    /// The search behind the analysis commands, made on first use.
+    analyst: Option<MctsPlayer>,
+    /// The last search for GoGui's views: (position hash, moves, colour) and its report.
+    gogui_report: Option<((u64, usize, Color), Report)>,
     quit: bool,
     /// Set by the input reader on `# interrupt` while a command runs.
     interrupt: Arc<AtomicBool>,
@@ -97,6 +131,8 @@ impl Engine {
             game: Game::new(DEFAULT_SIZE, Rules::default()),
             clock: Clock::default(),
             player,
+            analyst: None,
+            gogui_report: None,
             quit: false,
             interrupt: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
@@ -129,6 +165,147 @@ impl Engine {
             .map(|&(_, handler)| handler)
             .ok_or(GtpError::UnknownCommand)?;
         handler(self, &command.args)
+    }
+
+    /// The analysis `command` asks for, checked against the current game.
+    pub fn analysis_command(&self, command: &Command) -> Result<AnalyzeCommand, GtpError> {
+        analyze::parse(&command.name, &command.args, self.game.size())
+    }
+
+    /// Runs the analysis `command` (parsed as `analysis`) on the current position until
+    /// `stop` is set, handing each report line to `out` (which returns false when the output
+    /// has gone). An external engine behind the level that lists the command streams it; else
+    /// tengen's own search does.
+    pub fn analyze(
+        &mut self,
+        command: &Command,
+        analysis: &AnalyzeCommand,
+        stop: Arc<AtomicBool>,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) {
+        let line = std::iter::once(command.name.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if self
+            .player
+            .stream_analysis(&self.game, &command.name, &line, &stop, out)
+        {
+            return;
+        }
+        let color = analysis.color.unwrap_or_else(|| self.game.to_move());
+        let (allow, avoid) = analysis.moves_for(color);
+        let request = AnalysisRequest {
+            color,
+            interval: analysis.interval,
+            allow,
+            avoid,
+            stop,
+            ownership: analysis.ownership,
+            max_playouts: None,
+            deadline: None,
+        };
+        let size = self.game.size();
+        let analyst = self
+            .analyst
+            .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()));
+        analyst.analyze(&self.game, &request, |report| {
+            analysis.format(report, size).is_none_or(|line| out(&line))
+        });
+    }
+
+    /// An analysis command run outside a stream (through [`Engine::execute`]): one report
+    /// after one interval, as a normal response.
+    fn analysis_snapshot(&mut self, name: &str, args: &[String]) -> Result<String, GtpError> {
+        let analysis = analyze::parse(name, args, self.game.size())?;
+        let command = Command {
+            id: None,
+            name: name.to_string(),
+            args: args.to_vec(),
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut text = String::new();
+        let flag = Arc::clone(&stop);
+        self.analyze(&command, &analysis, stop, &mut |line| {
+            text = line.to_string();
+            flag.store(true, Ordering::Relaxed);
+            false
+        });
+        Ok(text)
+    }
+
+    /// [`Engine::genmove_analyze`] for a command read at `received` (the move's clock starts
+    /// then), with the interrupt flag cleared afterwards.
+    pub fn genmove_analyze_received(
+        &mut self,
+        command: &Command,
+        received: Instant,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), GtpError> {
+        self.received = received;
+        let result = self.genmove_analyze(command, out);
+        self.interrupt.store(false, Ordering::Relaxed);
+        result
+    }
+
+    /// A genmove-analyze command run outside a stream (through [`Engine::execute`]): its
+    /// lines as one response.
+    fn genmove_analyze_snapshot(
+        &mut self,
+        name: &str,
+        args: &[String],
+    ) -> Result<String, GtpError> {
+        let command = Command {
+            id: None,
+            name: name.to_string(),
+            args: args.to_vec(),
+        };
+        let mut lines = Vec::new();
+        self.genmove_analyze(&command, &mut |line| {
+            lines.push(line.to_string());
+            true
+        })?;
+        Ok(lines.join("\n"))
+    }
+
+    /// A GoGui analysis view of the position for the colour in `args` (default: the player to
+    /// move), from a search of [`gogui::SEARCH_TIME`] or until `# interrupt`; the four views
+    /// share one search per position.
+    fn gogui(&mut self, args: &[String], view: gogui::View) -> Result<String, GtpError> {
+        let color = match args {
+            [] => self.game.to_move(),
+            [c] => parse_color(c)?,
+            _ => return Err(GtpError::Syntax),
+        };
+        let key = (self.game.board().hash(), self.game.moves().len(), color);
+        let cached = self.gogui_report.as_ref().filter(|(k, _)| *k == key);
+        let report = match cached {
+            Some((_, report)) => report.clone(),
+            None => {
+                let request = AnalysisRequest {
+                    color,
+                    interval: gogui::SEARCH_TIME,
+                    allow: Vec::new(),
+                    avoid: Vec::new(),
+                    stop: Arc::clone(&self.interrupt),
+                    ownership: true,
+                    max_playouts: None,
+                    deadline: Some(Instant::now() + gogui::SEARCH_TIME),
+                };
+                let mut last = None;
+                self.analyst
+                    .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()))
+                    .analyze(&self.game, &request, |report| {
+                        last = Some(report.clone());
+                        true
+                    });
+                self.interrupt.store(false, Ordering::Relaxed);
+                let report = last.ok_or(GtpError::Syntax)?;
+                self.gogui_report = Some((key, report.clone()));
+                report
+            }
+        };
+        Ok(gogui::render(view, &report, color, self.game.size()))
     }
 
     /// Whether `quit` was received.
@@ -212,6 +389,46 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
+        self.generate(color, mode, None)
+    }
+
+    /// `lz-genmove_analyze` / `kata-genmove_analyze`: the level's move for the colour the
+    /// command names, played, with the analysis lines of an external engine behind the level
+    /// that lists the command streamed to `out` on the way; ends with `play VERTEX` (or `play
+    /// resign`) through `out`. Only `# interrupt` stops it early, as for `genmove`.
+    pub fn genmove_analyze(
+        &mut self,
+        command: &Command,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Result<(), GtpError> {
+        let analysis = analyze::parse_genmove(&command.name, &command.args, self.game.size())?;
+        let color = analysis.color.unwrap_or_else(|| self.game.to_move());
+        let line = std::iter::once(command.name.as_str())
+            .chain(command.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let vertex = self.generate(
+            color,
+            Mode::Play,
+            Some(MoveStream {
+                name: &command.name,
+                line: &line,
+                out,
+            }),
+        )?;
+        out(&format!("play {vertex}"));
+        Ok(())
+    }
+
+    /// The level's move for `color` (played unless `mode` is [`Mode::Suggest`]), its vertex
+    /// or `resign`; with `stream`, an external engine that lists that analysis command is
+    /// asked through it and its lines go to the stream's output.
+    fn generate(
+        &mut self,
+        color: Color,
+        mode: Mode,
+        stream: Option<MoveStream<'_>>,
+    ) -> Result<String, GtpError> {
         let board = self.game.board();
         let empty = board.empty_count();
         let moves_left = (empty / 2).max(10) as u32;
@@ -226,7 +443,14 @@ impl Engine {
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
         };
-        let mut mv = match self.player.genmove(&self.game, color, &limits) {
+        let answer = match stream {
+            Some(MoveStream { name, line, out }) => self
+                .player
+                .genmove_streamed(&self.game, color, name, line, &limits, out),
+            None => None,
+        };
+        let answer = answer.unwrap_or_else(|| self.player.genmove(&self.game, color, &limits));
+        let mut mv = match answer {
             Answer::Move(mv) => mv,
             Answer::Resign => return Ok("resign".to_string()),
         };

@@ -1,12 +1,14 @@
 //! The GTP front end: a reader thread turns stdin into lines, the engine executes them in
 //! order, and one writer sends each response to stdout and flushes it.
 
+pub mod analyze;
 pub mod client;
 pub mod engine;
+pub mod gogui;
 pub mod protocol;
 
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::thread;
 use std::time::Instant;
@@ -37,11 +39,15 @@ pub fn serve(
 ) -> io::Result<()> {
     let (tx, rx) = mpsc::channel();
     let busy = Arc::new(AtomicBool::new(false));
+    let streams = StreamStops::default();
     let reader = Reader {
         interrupt: engine.interrupt_flag(),
         busy: Arc::clone(&busy),
+        streams: streams.clone(),
         tx,
     };
+    // Analysis commands seen so far, counted in the same order as the reader counts them.
+    let mut streams_seen = 0;
     thread::Builder::new()
         .name("gtp-reader".into())
         .spawn(move || reader.read_lines(BufReader::new(input)))?;
@@ -54,7 +60,25 @@ pub fn serve(
                 };
                 debug!("<< {line}");
                 let command = protocol::parse(&line);
+                if analyze::is_streaming(&command.name) {
+                    streams_seen += 1;
+                    let stop = streams.arm(streams_seen);
+                    match stream(&mut engine, &command, stop, &mut output) {
+                        Ok(()) => continue,
+                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
+                        Err(e) => return Err(e),
+                    }
+                }
                 busy.store(true, Ordering::SeqCst);
+                if analyze::is_genmove_analyze(&command.name) {
+                    let streamed = stream_move(&mut engine, &command, received, &mut output);
+                    busy.store(false, Ordering::SeqCst);
+                    match streamed {
+                        Ok(()) => continue,
+                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
+                        Err(e) => return Err(e),
+                    }
+                }
                 let result = engine.execute_received(&command, received);
                 busy.store(false, Ordering::SeqCst);
                 (command.id, result)
@@ -77,12 +101,123 @@ pub fn serve(
     Ok(())
 }
 
+/// Runs a streaming analysis command: `=id`, then a report line per interval until the next
+/// input line arrives (the reader sets `stop`), then the blank line. Bad arguments get the
+/// usual `?` response instead.
+fn stream(
+    engine: &mut Engine,
+    command: &protocol::Command,
+    stop: Arc<AtomicBool>,
+    output: &mut impl Write,
+) -> io::Result<()> {
+    let analysis = match engine.analysis_command(command) {
+        Ok(analysis) => analysis,
+        Err(e) => {
+            let response = format_response(command.id.as_deref(), &Err(e));
+            output.write_all(response.as_bytes())?;
+            return output.flush();
+        }
+    };
+    writeln!(output, "={}", command.id.as_deref().unwrap_or(""))?;
+    output.flush()?;
+    let mut failed = None;
+    engine.analyze(
+        command,
+        &analysis,
+        stop,
+        &mut |line| match writeln!(output, "{line}").and_then(|()| output.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        },
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    writeln!(output)?;
+    output.flush()
+}
+
+/// Runs a genmove-analyze command: `=id`, the analysis lines of an engine behind the level
+/// that streams them, `play VERTEX`, the blank line; an error before anything was written is an
+/// ordinary `?` response.
+fn stream_move(
+    engine: &mut Engine,
+    command: &protocol::Command,
+    received: Instant,
+    output: &mut impl Write,
+) -> io::Result<()> {
+    let mut failed = None;
+    let mut started = false;
+    let id = command.id.as_deref().unwrap_or("");
+    let result = engine.genmove_analyze_received(command, received, &mut |line| {
+        let written = if started {
+            writeln!(output, "{line}")
+        } else {
+            started = true;
+            writeln!(output, "={id}\n{line}")
+        };
+        match written.and_then(|()| output.flush()) {
+            Ok(()) => true,
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match result {
+        Ok(()) => writeln!(output)?,
+        Err(e) if !started => {
+            output.write_all(format_response(command.id.as_deref(), &Err(e)).as_bytes())?
+        }
+        // The move was refused after lines went out: end the stream all the same.
+        Err(_) => writeln!(output)?,
+    }
+    output.flush()
+}
+
+/// Stops for streaming analyses. The reader counts the analysis commands it passes on and
+/// closes each one when the next line arrives (any line, as Sabaki and KataGo have it); the
+/// engine counts them in the same order. Analysis `k` is stopped once `closed >= k`, which no
+/// line read before or during it can miss, and a late close of an analysis that has already
+/// ended cannot stop the next one.
+#[derive(Clone, Default)]
+struct StreamStops {
+    /// Analyses closed by a following line.
+    closed: Arc<AtomicU64>,
+    /// The running analysis's stop flag.
+    stop: Arc<AtomicBool>,
+}
+
+impl StreamStops {
+    /// The stop flag for analysis number `k` (from 1), already set if a line has closed it.
+    fn arm(&self, k: u64) -> Arc<AtomicBool> {
+        self.stop.store(false, Ordering::SeqCst);
+        if self.closed.load(Ordering::SeqCst) >= k {
+            self.stop.store(true, Ordering::SeqCst);
+        }
+        Arc::clone(&self.stop)
+    }
+
+    /// Closes the analysis opened last.
+    fn close(&self) {
+        self.closed.fetch_add(1, Ordering::SeqCst);
+        self.stop.store(true, Ordering::SeqCst);
+    }
+}
+
 /// The stdin side: turns bytes into lines for the engine, and raises the interrupt flag when
 /// `# interrupt` arrives while a command runs (the line is still passed on; as a comment it
 /// gets no response).
 struct Reader {
     interrupt: Arc<AtomicBool>,
     busy: Arc<AtomicBool>,
+    streams: StreamStops,
     tx: mpsc::Sender<Input>,
 }
 
@@ -92,6 +227,7 @@ impl Reader {
     fn read_lines(self, mut input: impl BufRead) {
         let mut line = Vec::new();
         let mut too_long = false;
+        let mut open_stream = false;
         loop {
             let chunk = match input.fill_buf() {
                 Ok([]) => break,
@@ -112,20 +248,30 @@ impl Reader {
                 line.extend_from_slice(part);
             }
             input.consume(used);
-            if ends_line && self.send_line(&mut line, &mut too_long).is_err() {
+            if ends_line
+                && self
+                    .send_line(&mut line, &mut too_long, &mut open_stream)
+                    .is_err()
+            {
                 return;
             }
         }
         if !line.is_empty() || too_long {
-            let _ = self.send_line(&mut line, &mut too_long);
+            let _ = self.send_line(&mut line, &mut too_long, &mut open_stream);
         }
     }
 
+    /// Passes one line on; `open_stream` says whether the last command passed on was an
+    /// analysis that this line (any line) closes.
     fn send_line(
         &self,
         line: &mut Vec<u8>,
         too_long: &mut bool,
+        open_stream: &mut bool,
     ) -> Result<(), mpsc::SendError<Input>> {
+        if std::mem::take(open_stream) {
+            self.streams.close();
+        }
         let input = if *too_long {
             Input::TooLong
         } else {
@@ -133,6 +279,8 @@ impl Reader {
             if text.trim() == INTERRUPT && self.busy.load(Ordering::SeqCst) {
                 self.interrupt.store(true, Ordering::Relaxed);
             }
+            *open_stream = protocol::preprocess(&text)
+                .is_some_and(|clean| analyze::is_streaming(&protocol::parse(&clean).name));
             Input::Line(text, Instant::now())
         };
         line.clear();

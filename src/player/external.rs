@@ -7,9 +7,16 @@
 //! one is started in the background; after [`MAX_RESTARTS`] restarts in one game it is left
 //! alone until the next game. A child that cannot be started at all is tried again at the
 //! next game.
+//!
+//! With `avoid_early_pass`, a pass that answers the opponent's pass while dame or ataris are
+//! left is taken back and the child is asked once more, for its analysed candidates
+//! (see [`early_pass`]).
+
+pub mod early_pass;
 
 use std::collections::HashSet;
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -27,6 +34,9 @@ pub const MAX_RESTARTS: u32 = 3;
 
 /// How long a child may take to start and answer its handshake (KataGo loads a net first).
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How long a child may take to end an analysis stream once asked.
+const STREAM_END_GRACE: Duration = Duration::from_secs(5);
 
 /// Commands that set up or sync a position: quick for any engine.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(10);
@@ -136,6 +146,8 @@ pub struct ExternalEngine {
     restarts: u32,
     /// The last child's `name version`, for `version`.
     describe: Option<String>,
+    /// Whether a pass that would end the game too early is reconsidered.
+    avoid_early_pass: bool,
 }
 
 impl ExternalEngine {
@@ -149,7 +161,18 @@ impl ExternalEngine {
             state: State::Idle,
             restarts: 0,
             describe: None,
+            avoid_early_pass: true,
         }
+    }
+
+    /// This engine with `avoid_early_pass` on or off (on by default): when the opponent has
+    /// just passed and the child passes too while tengen's scorer sees dame or a living
+    /// string in atari, the child's pass is taken back and its best non-pass candidate from
+    /// `kata-genmove_analyze` or `lz-genmove_analyze` is played (one retry per move; a child
+    /// with neither command keeps its pass).
+    pub fn with_avoid_early_pass(mut self, on: bool) -> ExternalEngine {
+        self.avoid_early_pass = on;
+        self
     }
 
     /// The engine's name in the config.
@@ -183,19 +206,96 @@ impl ExternalEngine {
                 self.state = State::Idle;
             }
         }
+        let avoid_early_pass = self.avoid_early_pass;
         let child = self.ready_child(deadline)?;
-        let result = ask(child, game, color, deadline, limits);
-        match &result {
+        let result = ask(child, game, color, deadline, limits).and_then(|answer| {
+            let opponent_passed = game.moves().last() == Some(&(color.opponent(), Move::Pass));
+            if avoid_early_pass && opponent_passed && answer == Answer::Move(Move::Pass) {
+                reconsider_pass(child, game, color, deadline)
+            } else {
+                Ok(answer)
+            }
+        });
+        self.after_answer(&result);
+        result
+    }
+
+    /// Streams the analysis command `line` (named `name`, e.g. `kata-analyze b 50`) from the
+    /// child on `game`'s position, each line to `out`, until `stop` is set. False when no
+    /// running child lists `name`, or it refused before saying anything: then tengen's own
+    /// search answers.
+    pub fn stream_analysis(
+        &mut self,
+        game: &Game,
+        name: &str,
+        line: &str,
+        stop: &AtomicBool,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        let Ok(child) = self.ready_child(Instant::now()) else {
+            return false;
+        };
+        if !child.commands.contains(name) {
+            return false;
+        }
+        if let Err(e) = sync(child, game) {
+            warn!("{}: cannot sync for analysis: {e}", self.name);
+            self.restart();
+            return false;
+        }
+        let mut forwarded = false;
+        let result = child
+            .client
+            .send_streaming(line, stop, STREAM_END_GRACE, None, &mut |text| {
+                forwarded = true;
+                out(text)
+            });
+        match result {
+            Ok(()) => true,
+            Err(ClientError::Refused(why)) => {
+                debug!("{}: `{line}` refused: {why}", self.name);
+                forwarded
+            }
+            Err(e) => {
+                warn!("{}: analysis failed: {e}; restarting it", self.name);
+                self.restart();
+                forwarded
+            }
+        }
+    }
+
+    /// Like [`ExternalEngine::genmove`], through the child's genmove-analyze command `line`
+    /// (named `name`) with its analysis lines streamed to `out`; `None` when no running child
+    /// lists `name`.
+    pub fn genmove_streamed(
+        &mut self,
+        game: &Game,
+        color: Color,
+        (name, line): (&str, &str),
+        deadline: Instant,
+        limits: &Limits,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<Result<Answer, ExternalError>> {
+        let child = self.ready_child(Instant::now()).ok()?;
+        if !child.commands.contains(name) {
+            return None;
+        }
+        let result = ask_streamed(child, game, color, line, deadline, limits, out);
+        self.after_answer(&result);
+        Some(result)
+    }
+
+    /// Restarts a hung or crashed child; forgets the position of one that answered nonsense.
+    fn after_answer(&mut self, result: &Result<Answer, ExternalError>) {
+        match result {
             Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
             Err(_) => {
-                // The child's position is no longer known.
                 if let State::Running(child) = &mut self.state {
                     child.mirror = None;
                 }
             }
             Ok(_) => {}
         }
-        result
     }
 
     /// The running child, started (or waited for) within `deadline`.
@@ -316,9 +416,61 @@ fn ask(
         .client
         .send(&format!("genmove {word}"), Some(budget))
         .map_err(failure)?;
+    accept(child, game, color, &answer, limits.may_resign)
+}
+
+/// Sends the genmove-analyze command `line` to `child`, streams its analysis lines to `out`
+/// and takes its final `play X` as the answer.
+fn ask_streamed(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    line: &str,
+    deadline: Instant,
+    limits: &Limits,
+    out: &mut dyn FnMut(&str) -> bool,
+) -> Result<Answer, ExternalError> {
+    sync(child, game).map_err(failure)?;
+    pass_on_rules(child, game.rules()).map_err(failure)?;
+    if let Some(clock) = &limits.clock {
+        pass_on_clock(child, clock, color).map_err(failure)?;
+    }
+    let mut played = None;
+    let never = AtomicBool::new(false);
+    child
+        .client
+        .send_streaming(
+            line,
+            &never,
+            STREAM_END_GRACE,
+            Some(deadline),
+            &mut |text| {
+                match text.trim().strip_prefix("play ") {
+                    Some(answer) => played = Some(answer.trim().to_string()),
+                    None => {
+                        out(text);
+                    }
+                }
+                true
+            },
+        )
+        .map_err(failure)?;
+    let answer =
+        played.ok_or_else(|| ExternalError::BadAnswer(format!("`{line}` ended without `play`")))?;
+    accept(child, game, color, &answer, limits.may_resign)
+}
+
+/// Checks a move the child answered (and has played on its board).
+fn accept(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    answer: &str,
+    may_resign: bool,
+) -> Result<Answer, ExternalError> {
     let answer = answer.trim();
     if answer.eq_ignore_ascii_case("resign") {
-        return if limits.may_resign {
+        return if may_resign {
             Ok(Answer::Resign)
         } else {
             Err(ExternalError::BadAnswer(
@@ -340,6 +492,67 @@ fn ask(
         ))
     })?;
     Ok(Answer::Move(mv))
+}
+
+/// The child passed after the opponent's pass: unless the game is settled or the child has no
+/// analysis command, takes its pass back and asks once more for its candidates, and answers
+/// the best legal non-pass one (a pass when there is none).
+fn reconsider_pass(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    deadline: Instant,
+) -> Result<Answer, ExternalError> {
+    let pass = Ok(Answer::Move(Move::Pass));
+    let Some(command) = ["kata-genmove_analyze", "lz-genmove_analyze"]
+        .into_iter()
+        .find(|c| child.commands.contains(*c))
+    else {
+        return pass;
+    };
+    let open = early_pass::open_points(game, color);
+    if open.is_empty() {
+        return pass;
+    }
+    let size = game.size();
+    info!(
+        "{}: passed with {} point(s) still open ({}); asking again",
+        child.client.label(),
+        open.len(),
+        open.iter()
+            .take(5)
+            .map(|p| p.to_vertex(size))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    // The child has played its pass: syncing with `game` takes it back.
+    sync(child, game).map_err(failure)?;
+    let word = color_word(color);
+    // KataGo can leave pass out of the search altogether.
+    let avoid = if command.starts_with("kata-") {
+        format!(" avoid {word} pass 1")
+    } else {
+        String::new()
+    };
+    let budget = deadline.saturating_duration_since(Instant::now());
+    let request = format!("{command} {word} {}{avoid}", early_pass::REPORT_INTERVAL_CS);
+    let text = match child.client.send(&request, Some(budget)) {
+        Ok(text) => text,
+        Err(ClientError::Refused(why)) => {
+            debug!("`{request}` refused: {why}; keeping the pass");
+            return pass;
+        }
+        Err(e) => return Err(failure(e)),
+    };
+    let analysis = early_pass::Analysis::parse(&text, size);
+    match (&mut child.mirror, analysis.played) {
+        (Some(mirror), Some(played)) => mirror.moves.push((color, played)),
+        // What it played is not known: reset it before the next move.
+        _ => child.mirror = None,
+    }
+    Ok(Answer::Move(
+        analysis.best_non_pass(game, color).unwrap_or(Move::Pass),
+    ))
 }
 
 /// Tells the child the rules when they changed: `kata-set-rules` or `kgs-rules`, whichever it
@@ -507,6 +720,115 @@ mod tests {
             log.display()
         );
         vec!["sh".into(), "-c".into(), script]
+    }
+
+    /// Like [`logging_engine`], listing `kata-genmove_analyze` when `analyze`, which reports
+    /// pass first and E5, D4 (occupied) and a garbled candidate after it, then plays pass.
+    fn analysing_engine(log: &std::path::Path, analyze: bool) -> Vec<String> {
+        let listed = if analyze {
+            "kata-genmove_analyze\\n"
+        } else {
+            ""
+        };
+        let script = format!(
+            "while read -r id cmd rest; do echo \"$cmd $rest\" >> {}; \
+             case $cmd in \
+               list_commands) printf '=%s genmove\\n{listed}undo\\n\\n' $id ;; \
+               genmove) printf '=%s pass\\n\\n' $id ;; \
+               kata-genmove_analyze) printf '=%s\\ninfo move pass visits 9 pv pass\\n\
+info move pass visits 30 order 0 pv pass info move D4 visits 5 order 1 pv D4 \
+info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n\\n' $id ;; \
+               *) printf '=%s\\n\\n' $id ;; \
+             esac; done",
+            log.display()
+        );
+        vec!["sh".into(), "-c".into(), script]
+    }
+
+    /// A 9x9 game with a dame at E5 (or none when `filled`), where Black has just passed.
+    fn game_after_black_passed(filled: bool) -> Game {
+        let e5 = if filled { 'X' } else { '.' };
+        let row5 = format!("...X{e5}O...");
+        let mut game = Game::from_rows(
+            &[
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                &row5,
+                "...XO....",
+                "...XO....",
+                "...XO....",
+                "...XO....",
+            ],
+            Rules::default(),
+        );
+        game.play(Color::Black, Move::Pass).unwrap();
+        game
+    }
+
+    /// White's answer after Black's pass and the commands the child was sent.
+    fn answer_to_pass(analyze: bool, filled: bool, avoid: bool) -> (Answer, Vec<String>) {
+        let log = std::env::temp_dir().join(format!(
+            "tengen-early-pass-{}-{analyze}-{filled}-{avoid}.log",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_file(&log);
+        let mut engine = ExternalEngine::new(
+            "analyser",
+            Some(analysing_engine(&log, analyze)),
+            Duration::from_secs(20),
+        )
+        .with_avoid_early_pass(avoid);
+        let game = game_after_black_passed(filled);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let answer = engine
+            .genmove(&game, Color::White, deadline, &Limits::default())
+            .unwrap();
+        let sent = std::fs::read_to_string(&log).unwrap_or_default();
+        let _ = std::fs::remove_file(&log);
+        (answer, sent.lines().map(|l| l.trim().to_string()).collect())
+    }
+
+    #[test]
+    fn an_early_pass_is_taken_back_and_the_best_candidate_played() {
+        let (answer, sent) = answer_to_pass(true, false, true);
+        assert_eq!(
+            answer,
+            Answer::Move(Move::parse("E5", 9).unwrap()),
+            "{sent:?}"
+        );
+        let genmove = sent.iter().position(|l| l == "genmove white");
+        let undo = sent.iter().rposition(|l| l == "undo");
+        let analyze = sent
+            .iter()
+            .position(|l| l == "kata-genmove_analyze white 10 avoid white pass 1");
+        assert!(
+            genmove < undo && undo < analyze && genmove.is_some(),
+            "{sent:?}"
+        );
+    }
+
+    #[test]
+    fn a_pass_stands_when_settled_without_analysis_or_when_switched_off() {
+        for (analyze, filled, avoid) in [
+            (true, true, true),
+            (false, false, true),
+            (true, false, false),
+        ] {
+            let (answer, sent) = answer_to_pass(analyze, filled, avoid);
+            assert_eq!(
+                answer,
+                Answer::Move(Move::Pass),
+                "{analyze} {filled} {avoid}"
+            );
+            assert!(
+                !sent
+                    .iter()
+                    .any(|l| l.starts_with("kata-genmove_analyze") || l == "undo"),
+                "{sent:?}"
+            );
+        }
     }
 
     #[test]

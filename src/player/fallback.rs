@@ -1,6 +1,7 @@
 //! A level played by an external engine, with tengen's own players answering whenever the
 //! engine cannot: missing, still starting, slow, crashed, or answering nonsense.
 
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use log::{debug, warn};
@@ -33,15 +34,68 @@ impl FallbackPlayer {
 
 impl Player for FallbackPlayer {
     fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
-        let started = Instant::now();
-        let move_deadline = started + self.external.move_timeout();
-        let deadline = limits
+        let deadline = self.deadline(limits);
+        match self.external.genmove(game, color, deadline, limits) {
+            Ok(answer) => answer,
+            Err(e) => self.fall_back(game, color, limits, deadline, e),
+        }
+    }
+
+    fn genmove_streamed(
+        &mut self,
+        game: &Game,
+        color: Color,
+        name: &str,
+        line: &str,
+        limits: &Limits,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<Answer> {
+        let deadline = self.deadline(limits);
+        let result =
+            self.external
+                .genmove_streamed(game, color, (name, line), deadline, limits, out)?;
+        Some(match result {
+            Ok(answer) => answer,
+            Err(e) => self.fall_back(game, color, limits, deadline, e),
+        })
+    }
+
+    fn describe(&self) -> Option<String> {
+        self.external.describe().map(str::to_string)
+    }
+
+    fn stream_analysis(
+        &mut self,
+        game: &Game,
+        name: &str,
+        line: &str,
+        stop: &AtomicBool,
+        out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        self.external.stream_analysis(game, name, line, stop, out)
+    }
+}
+
+impl FallbackPlayer {
+    /// When this move is due: the clock's deadline or the engine's move timeout, whichever
+    /// comes first.
+    fn deadline(&self, limits: &Limits) -> Instant {
+        let move_deadline = Instant::now() + self.external.move_timeout();
+        limits
             .deadline
-            .map_or(move_deadline, |d| d.min(move_deadline));
-        let error = match self.external.genmove(game, color, deadline, limits) {
-            Ok(answer) => return answer,
-            Err(e) => e,
-        };
+            .map_or(move_deadline, |d| d.min(move_deadline))
+    }
+
+    /// The fallback's answer after the engine failed with `error`, within what is left
+    /// until `deadline`.
+    fn fall_back(
+        &mut self,
+        game: &Game,
+        color: Color,
+        limits: &Limits,
+        deadline: Instant,
+        error: ExternalError,
+    ) -> Answer {
         let name = self.external.name();
         match error {
             ExternalError::Unavailable => debug!("{name}: unavailable; the fallback plays"),
@@ -63,9 +117,5 @@ impl Player for FallbackPlayer {
             ..limits.clone()
         };
         player.genmove(game, color, &limits)
-    }
-
-    fn describe(&self) -> Option<String> {
-        self.external.describe().map(str::to_string)
     }
 }

@@ -24,6 +24,35 @@ pub trait Player: Send {
     fn describe(&self) -> Option<String> {
         None
     }
+
+    /// Streams the analysis command `line` (named `name`, e.g. `kata-analyze b 50`) from
+    /// another engine behind this player that lists it, each output line to `out`, until
+    /// `stop` is set; false when there is none (tengen's own search answers instead).
+    fn stream_analysis(
+        &mut self,
+        _game: &Game,
+        _name: &str,
+        _line: &str,
+        _stop: &AtomicBool,
+        _out: &mut dyn FnMut(&str) -> bool,
+    ) -> bool {
+        false
+    }
+
+    /// [`Player::genmove`] through another engine's genmove-analyze command `line` (named
+    /// `name`), its analysis lines going to `out`; `None` when there is no such engine (then
+    /// plain `genmove` answers).
+    fn genmove_streamed(
+        &mut self,
+        _game: &Game,
+        _color: Color,
+        _name: &str,
+        _line: &str,
+        _limits: &Limits,
+        _out: &mut dyn FnMut(&str) -> bool,
+    ) -> Option<Answer> {
+        None
+    }
 }
 
 /// A player's answer to `genmove`.

@@ -82,6 +82,14 @@ impl Gtp {
         if ok { Ok(text) } else { Err(text) }
     }
 
+    /// Reads one raw line of output without its newline (for streamed responses).
+    pub fn read_line(&mut self) -> String {
+        let mut line = String::new();
+        let n = self.stdout.read_line(&mut line).expect("read from engine");
+        assert!(n > 0, "engine closed stdout");
+        line.trim_end_matches(['\n', '\r']).to_string()
+    }
+
     /// Sends raw bytes, which need not be UTF-8.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
         self.stdin.write_all(bytes).expect("write to engine");

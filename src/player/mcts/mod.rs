@@ -1,9 +1,11 @@
 //! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
 //! RAVE, priors and a playout policy that answers the last move.
 
+mod analysis;
 mod ladder;
 pub mod policy;
 mod priors;
+mod root_tally;
 mod search;
 mod shapes;
 mod tree;
@@ -17,7 +19,9 @@ use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
+pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
+pub use root_tally::ScoreStats;
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
@@ -264,6 +268,8 @@ impl Player for MctsPlayer {
             max_playouts,
             limits,
             seed: self.seed,
+            early_stop: true,
+            tally: None,
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);

@@ -15,6 +15,7 @@ use crate::player::Limits;
 use super::ladder::Scratch;
 use super::policy;
 use super::priors;
+use super::root_tally::RootTally;
 use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
 
 /// How the search weighs what it knows.
@@ -59,6 +60,11 @@ pub struct Problem<'a> {
     pub limits: &'a Limits,
     /// Seeds the threads' random generators.
     pub seed: u64,
+    /// Stop once the most visited root move can no longer be overtaken (a genmove); an
+    /// analysis wants every move's statistics to keep growing instead.
+    pub early_stop: bool,
+    /// Where to add every playout's score and final ownership (analyses only).
+    pub tally: Option<&'a RootTally>,
 }
 
 /// Shared state of one search.
@@ -99,9 +105,19 @@ pub fn run(tree: &Tree, problem: &Problem<'_>, params: &Params) -> u64 {
 const CHECK_EVERY: u64 = 64;
 
 impl Context<'_> {
-    /// Claims the right to run one more playout.
+    /// Claims the right to run one more playout. The outside stop flag (`# interrupt`, the
+    /// end of an analysis) is looked at every time, so a stop takes one playout to be seen;
+    /// the clock only every [`CHECK_EVERY`] playouts.
     fn claim(&self) -> bool {
+        let stopped_outside = || {
+            self.problem
+                .limits
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+        };
         !self.stop.load(Ordering::Relaxed)
+            && !stopped_outside()
             && self.claimed.fetch_add(1, Ordering::Relaxed) < self.problem.max_playouts
     }
 
@@ -110,6 +126,9 @@ impl Context<'_> {
     fn check(&self) {
         if self.problem.limits.expired() {
             self.stop.store(true, Ordering::Relaxed);
+            return;
+        }
+        if !self.problem.early_stop {
             return;
         }
         let done = self.claimed.load(Ordering::Relaxed);
@@ -251,6 +270,9 @@ impl<'a> Worker<'a> {
             },
         );
         let margin = outcome.area_difference - problem.komi;
+        if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
+            tally.record(tree.mv(first), margin, &self.board);
+        }
         let black: HalfWins = if margin > 0.0 {
             2
         } else if margin < 0.0 {

@@ -1,0 +1,420 @@
+//! `tengen analysis`: KataGo's JSON analysis protocol (what KaTrain speaks), answered by
+//! tengen's own search. One JSON object per line on stdin and stdout; queries are split into one
+//! job per turn analysed, queued by priority (then arrival) and run by several workers at once,
+//! each with its own search tree. Every job ends with exactly one `isDuringSearch: false` reply;
+//! a terminated job that had not started replies `noResults: true`. A bad line gets an `error`
+//! reply and the engine goes on.
+
+pub mod query;
+
+use std::collections::{BinaryHeap, HashMap};
+use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use log::{info, warn};
+use serde_json::{Value, json};
+
+use crate::board::{Color, Move, Point};
+use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report, move_priors};
+use query::{Defaults, Job, QueryError};
+
+/// How the analysis engine runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineOptions {
+    /// Jobs analysed at once (`numAnalysisThreads`).
+    pub workers: usize,
+    /// Search threads per job (`numSearchThreads`).
+    pub search_threads: usize,
+    /// Tree capacity per worker.
+    pub max_nodes: usize,
+    /// What queries start from.
+    pub defaults: Defaults,
+}
+
+impl Default for EngineOptions {
+    fn default() -> EngineOptions {
+        EngineOptions {
+            workers: 2,
+            search_threads: 1,
+            max_nodes: 300_000,
+            defaults: Defaults::default(),
+        }
+    }
+}
+
+/// A queued job with its order.
+struct Queued {
+    priority: i64,
+    seq: u64,
+    job: Job,
+}
+
+impl PartialEq for Queued {
+    fn eq(&self, other: &Queued) -> bool {
+        (self.priority, self.seq) == (other.priority, other.seq)
+    }
+}
+
+impl Eq for Queued {}
+
+impl PartialOrd for Queued {
+    fn partial_cmp(&self, other: &Queued) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Queued {
+    /// Higher priority first, then earlier arrival.
+    fn cmp(&self, other: &Queued) -> std::cmp::Ordering {
+        self.priority
+            .cmp(&other.priority)
+            .then(other.seq.cmp(&self.seq))
+    }
+}
+
+/// What the reader and the workers share.
+struct Shared {
+    queue: Mutex<State>,
+    ready: Condvar,
+    out: Mutex<Box<dyn Write + Send>>,
+}
+
+/// The queue and the running jobs.
+#[derive(Default)]
+struct State {
+    pending: BinaryHeap<Queued>,
+    /// Stop flags of running jobs by (id, turn).
+    running: HashMap<(String, usize), Arc<AtomicBool>>,
+    seq: u64,
+    closed: bool,
+}
+
+impl Shared {
+    /// Writes one JSON object as a line.
+    fn send(&self, value: &Value) {
+        let mut out = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        if writeln!(out, "{value}").and_then(|()| out.flush()).is_err() {
+            warn!("stdout closed");
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Serves the protocol: reads queries from `input` until EOF, finishes the queued ones, and
+/// writes every reply to `output`.
+pub fn serve(options: &EngineOptions, input: impl BufRead, output: impl Write + Send + 'static) {
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(State::default()),
+        ready: Condvar::new(),
+        out: Mutex::new(Box::new(output)),
+    });
+    info!(
+        "analysis engine: {} workers, {} search threads each",
+        options.workers, options.search_threads
+    );
+    thread::scope(|scope| {
+        for _ in 0..options.workers.max(1) {
+            let shared = Arc::clone(&shared);
+            scope.spawn(move || work(&shared, options));
+        }
+        for line in input.split(b'\n') {
+            let Ok(line) = line else { break };
+            let text = String::from_utf8_lossy(&line);
+            if !text.trim().is_empty() {
+                handle_line(&shared, text.trim(), &options.defaults);
+            }
+        }
+        shared.lock().closed = true;
+        shared.ready.notify_all();
+    });
+}
+
+/// One input line: a query, or an action.
+fn handle_line(shared: &Shared, line: &str, defaults: &Defaults) {
+    let value: Value = match serde_json::from_str(line) {
+        Ok(value @ Value::Object(_)) => value,
+        Ok(_) => return shared.send(&json!({"error": "a query must be a JSON object"})),
+        Err(e) => return shared.send(&json!({"error": format!("could not parse json: {e}")})),
+    };
+    let Some(id) = value.get("id").and_then(id_text) else {
+        return shared.send(&json!({"error": "missing or bad field", "field": "id"}));
+    };
+    match value.get("action").and_then(Value::as_str) {
+        Some(action) => act(shared, action, &id, &value),
+        None => match query::jobs(&id, &value, defaults) {
+            Ok(jobs) => {
+                let mut state = shared.lock();
+                for job in jobs {
+                    state.seq += 1;
+                    let (priority, seq) = (job.priority, state.seq);
+                    state.pending.push(Queued { priority, seq, job });
+                }
+                drop(state);
+                shared.ready.notify_all();
+            }
+            Err(e) => shared.send(&error_reply(&e)),
+        },
+    }
+}
+
+/// An id as text: a string, or a number written out.
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// `{"error": …, "field": …, "id": …}`.
+fn error_reply(e: &QueryError) -> Value {
+    let mut reply = json!({"error": e.message});
+    if let Some(field) = &e.field {
+        reply["field"] = json!(field);
+    }
+    if let Some(id) = &e.id {
+        reply["id"] = json!(id);
+    }
+    reply
+}
+
+/// The actions: `query_version`, `clear_cache`, `terminate`, `terminate_all`.
+fn act(shared: &Shared, action: &str, id: &str, value: &Value) {
+    match action {
+        "query_version" => shared.send(&json!({
+            "action": action, "id": id,
+            "version": env!("CARGO_PKG_VERSION"), "git_hash": "tengen",
+        })),
+        "clear_cache" => shared.send(&json!({"action": action, "id": id})),
+        "terminate" | "terminate_all" => {
+            let target = value.get("terminateId").and_then(id_text);
+            if action == "terminate" && target.is_none() {
+                return shared.send(&json!({
+                    "error": "missing or bad field", "field": "terminateId", "id": id
+                }));
+            }
+            let turns: Option<Vec<usize>> = value
+                .get("turnNumbers")
+                .and_then(|t| serde_json::from_value(t.clone()).ok());
+            let hit = |job_id: &str, turn: usize| {
+                target.as_deref().is_none_or(|t| t == job_id)
+                    && turns.as_ref().is_none_or(|ts| ts.contains(&turn))
+            };
+            let mut state = shared.lock();
+            let (dropped, kept): (Vec<Queued>, Vec<Queued>) = std::mem::take(&mut state.pending)
+                .into_iter()
+                .partition(|q| hit(&q.job.id, q.job.turn));
+            state.pending = kept.into_iter().collect();
+            for ((job_id, turn), stop) in &state.running {
+                if hit(job_id, *turn) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            drop(state);
+            let mut reply = json!({"action": action, "id": id});
+            if let Some(target) = &target {
+                reply["terminateId"] = json!(target);
+            }
+            shared.send(&reply);
+            for q in dropped {
+                shared.send(&json!({
+                    "id": q.job.id, "turnNumber": q.job.turn,
+                    "isDuringSearch": false, "noResults": true,
+                }));
+            }
+        }
+        other => shared.send(&json!({
+            "error": format!("unknown action `{other}`"), "field": "action", "id": id
+        })),
+    }
+}
+
+/// A worker: takes the best job, analyses it, replies; until the input is closed and the queue
+/// is empty.
+fn work(shared: &Shared, options: &EngineOptions) {
+    let mut player = MctsPlayer::new(MctsSettings {
+        threads: options.search_threads.max(1),
+        max_nodes: options.max_nodes,
+        ..MctsSettings::default()
+    });
+    loop {
+        let (job, stop) = {
+            let mut state = shared.lock();
+            loop {
+                if let Some(next) = state.pending.pop() {
+                    let stop = Arc::new(AtomicBool::new(false));
+                    state
+                        .running
+                        .insert((next.job.id.clone(), next.job.turn), Arc::clone(&stop));
+                    break (next.job, stop);
+                }
+                if state.closed {
+                    return;
+                }
+                state = shared
+                    .ready
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        analyse(shared, &mut player, &job, stop);
+        shared.lock().running.remove(&(job.id.clone(), job.turn));
+    }
+}
+
+/// Runs one job, sending reports during the search when asked and the final one.
+fn analyse(shared: &Shared, player: &mut MctsPlayer, job: &Job, stop: Arc<AtomicBool>) {
+    let color = job.game.to_move();
+    let interval = job
+        .report_every
+        .map_or(Duration::from_secs(3600), Duration::from_secs_f64);
+    let request = AnalysisRequest {
+        color,
+        interval,
+        allow: job.allow.clone(),
+        avoid: job.avoid.clone(),
+        stop,
+        ownership: job.ownership,
+        max_playouts: Some(job.max_visits),
+        deadline: job
+            .max_time
+            .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e6))),
+    };
+    let mut replied = false;
+    player.analyze(&job.game, &request, |report| {
+        if report.last || job.report_every.is_some() {
+            shared.send(&reply(job, color, report));
+            replied |= report.last;
+        }
+        true
+    });
+    if !replied {
+        // Nothing to search (no legal move but the pass was filtered out).
+        shared.send(&json!({
+            "id": job.id, "turnNumber": job.turn, "isDuringSearch": false, "noResults": true,
+        }));
+    }
+}
+
+/// The JSON reply for `report` on `job`.
+fn reply(job: &Job, color: Color, report: &Report) -> Value {
+    let size = job.game.size();
+    let flip = job.perspective.flips(color);
+    let rate = |w: f32| f64::from(if flip { 1.0 - w } else { w });
+    let score = |s: f32| f64::from(if flip { -s } else { s });
+    let move_infos: Vec<Value> = report
+        .moves
+        .iter()
+        .map(|m| {
+            let mean = m.score.map_or(0.0, |s| s.mean);
+            json!({
+                "move": m.mv.to_vertex(size),
+                "visits": m.visits,
+                "winrate": rate(m.winrate),
+                "scoreLead": score(mean),
+                "scoreMean": score(mean),
+                "scoreSelfplay": score(mean),
+                "scoreStdev": m.score.map_or(0.0, |s| f64::from(s.stdev)),
+                "prior": m.prior,
+                "lcb": rate(m.winrate) - f64::from(m.winrate - m.lcb),
+                "utility": 2.0 * rate(m.winrate) - 1.0,
+                "order": m.order,
+                "pv": m.pv.iter().map(|mv| mv.to_vertex(size)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let root_mean = report.root.score.map_or(0.0, |s| s.mean);
+    let mut value = json!({
+        "id": job.id,
+        "turnNumber": job.turn,
+        "isDuringSearch": !report.last,
+        "moveInfos": move_infos,
+        "rootInfo": {
+            "visits": report.root.visits,
+            "winrate": rate(report.root.winrate),
+            "scoreLead": score(root_mean),
+            "scoreMean": score(root_mean),
+            "scoreSelfplay": score(root_mean),
+            "scoreStdev": report.root.score.map_or(0.0, |s| f64::from(s.stdev)),
+            "utility": 2.0 * rate(report.root.winrate) - 1.0,
+            "currentPlayer": if color == Color::Black { "B" } else { "W" },
+        },
+    });
+    if let Some(ownership) = &report.ownership {
+        let owned: Vec<f64> = ownership.iter().map(|&o| score(o)).collect();
+        value["ownership"] = json!(owned);
+    }
+    if job.policy {
+        value["policy"] = json!(policy(job, color));
+    }
+    value
+}
+
+/// The prior of every point row by row from the top left, then the pass; -1 where illegal.
+fn policy(job: &Job, color: Color) -> Vec<f64> {
+    let size = job.game.size();
+    let mut out = vec![-1.0; size * size + 1];
+    for (mv, prior) in move_priors(&job.game, color) {
+        let slot = match mv {
+            Move::Pass => size * size,
+            Move::Play(p) => index(p, size),
+        };
+        out[slot] = f64::from(prior);
+    }
+    out
+}
+
+/// The row-major index from the top left of `p`.
+fn index(p: Point, size: usize) -> usize {
+    let (col, row) = p.coords(size);
+    (size - 1 - row) * size + col
+}
+
+/// Reads KataGo-style settings (`key = value` lines of a config file, or `k=v,k=v` of
+/// `-override-config`) into `options`; unknown keys are logged and ignored.
+pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) {
+    for item in text.split(separator) {
+        let item = item.split('#').next().unwrap_or("").trim();
+        let Some((key, value)) = item.split_once('=') else {
+            continue;
+        };
+        let (key, value) = (key.trim(), value.trim());
+        match key {
+            "numAnalysisThreads" => set(&mut options.workers, value, key),
+            "numSearchThreads" | "numSearchThreadsPerAnalysisThread" => {
+                set(&mut options.search_threads, value, key)
+            }
+            "maxVisits" => set(&mut options.defaults.max_visits, value, key),
+            "maxTime" => match value.parse::<f64>() {
+                Ok(t) if t.is_finite() && t > 0.0 => options.defaults.max_time = Some(t),
+                _ => warn!("{key} = {value}: not a time in seconds; ignored"),
+            },
+            "reportAnalysisWinratesAs" => match query::Perspective::parse(value) {
+                Some(p) => options.defaults.perspective = p,
+                None => warn!("{key} = {value}: not BLACK, WHITE or SIDETOMOVE; ignored"),
+            },
+            _ => info!("setting {key} does not apply to tengen; ignored"),
+        }
+    }
+}
+
+/// Parses a positive count into `slot`.
+fn set<T: std::str::FromStr + PartialOrd + From<u8>>(slot: &mut T, value: &str, key: &str) {
+    match value.parse::<T>() {
+        Ok(v) if v >= T::from(1) => *slot = v,
+        _ => warn!("{key} = {value}: not a positive number; ignored"),
+    }
+}
+
+/// Reads the settings of a KataGo config file.
+pub fn read_config(options: &mut EngineOptions, path: &std::path::Path) -> io::Result<()> {
+    let text = std::fs::read_to_string(path)?;
+    apply_settings(options, &text, '\n');
+    Ok(())
+}

@@ -1,0 +1,127 @@
+//! What the playouts of one search saw beyond wins and losses: the final score after each root
+//! move (mean and spread) and who ended up owning each point. Only analyses ask for it; a
+//! genmove does not pay for it.
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+use super::tree::NodeMove;
+use crate::board::playout::area_owner;
+use crate::board::{Board, Color, MAX_CELLS, Point};
+
+/// Score sums per root move (indexed by [`NodeMove`]), for the root, and ownership sums.
+pub struct RootTally {
+    /// Per first move: playouts, sum of Black's margins, sum of their squares.
+    count: Vec<AtomicU64>,
+    sum: Vec<AtomicI64>,
+    squares: Vec<AtomicI64>,
+    /// Per point: playouts that ended with it Black's minus those with it White's.
+    ownership: Vec<AtomicI64>,
+    playouts: AtomicU64,
+}
+
+impl Default for RootTally {
+    fn default() -> RootTally {
+        let zeros = |n: usize| (0..n).map(|_| AtomicI64::new(0)).collect();
+        RootTally {
+            count: (0..MAX_CELLS).map(|_| AtomicU64::new(0)).collect(),
+            sum: zeros(MAX_CELLS),
+            squares: zeros(MAX_CELLS),
+            ownership: zeros(MAX_CELLS),
+            playouts: AtomicU64::new(0),
+        }
+    }
+}
+
+/// Mean and standard deviation of a score.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ScoreStats {
+    /// Black's mean margin (komi included).
+    pub mean: f32,
+    /// Its standard deviation.
+    pub stdev: f32,
+}
+
+impl RootTally {
+    /// Adds a playout that began with `first` (the root move taken) and ended on `board` with
+    /// Black ahead by `margin` (komi included; negative: White ahead).
+    pub fn record(&self, first: NodeMove, margin: f32, board: &Board) {
+        // Margins are whole or half points: keep them in half points.
+        let half_points = (2.0 * margin).round() as i64;
+        let i = usize::from(first);
+        self.count[i].fetch_add(1, Ordering::Relaxed);
+        self.sum[i].fetch_add(half_points, Ordering::Relaxed);
+        self.squares[i].fetch_add(half_points * half_points, Ordering::Relaxed);
+        for p in board.points() {
+            let owner = match area_owner(board, p) {
+                Some(Color::Black) => 1,
+                Some(Color::White) => -1,
+                None => continue,
+            };
+            self.ownership[p.index()].fetch_add(owner, Ordering::Relaxed);
+        }
+        self.playouts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The score after the root move `first`, `None` before any playout took it.
+    pub fn after(&self, first: NodeMove) -> Option<ScoreStats> {
+        let i = usize::from(first);
+        stats(
+            self.count[i].load(Ordering::Relaxed),
+            self.sum[i].load(Ordering::Relaxed),
+            self.squares[i].load(Ordering::Relaxed),
+        )
+    }
+
+    /// The score over every playout.
+    pub fn overall(&self) -> Option<ScoreStats> {
+        let total = |v: &[AtomicI64]| v.iter().map(|x| x.load(Ordering::Relaxed)).sum();
+        stats(
+            self.playouts.load(Ordering::Relaxed),
+            total(&self.sum),
+            total(&self.squares),
+        )
+    }
+
+    /// How much `p` belongs to Black: from -1 (White's in every playout) to 1.
+    pub fn ownership(&self, p: Point) -> f32 {
+        let n = self.playouts.load(Ordering::Relaxed).max(1) as f32;
+        self.ownership[p.index()].load(Ordering::Relaxed) as f32 / n
+    }
+}
+
+/// Mean and deviation from sums of half points.
+fn stats(n: u64, sum: i64, squares: i64) -> Option<ScoreStats> {
+    if n == 0 {
+        return None;
+    }
+    let n = n as f64;
+    let mean = sum as f64 / n;
+    let variance = (squares as f64 / n - mean * mean).max(0.0);
+    Some(ScoreStats {
+        mean: (mean / 2.0) as f32,
+        stdev: (variance.sqrt() / 2.0) as f32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_ownership_add_up() {
+        let tally = RootTally::default();
+        let mut board = Board::new(3);
+        board.play(Point::new(3, 1, 1), Color::Black);
+        tally.record(5, 9.5, &board);
+        tally.record(5, 2.5, &board);
+        tally.record(0, -7.0, &Board::new(3));
+        let after = tally.after(5).unwrap();
+        assert_eq!(after.mean, 6.0);
+        assert!((after.stdev - 3.5).abs() < 1e-6);
+        assert_eq!(tally.after(7), None);
+        assert!((tally.overall().unwrap().mean - 5.0 / 3.0).abs() < 1e-6);
+        // The point below the stone is Black's in two playouts of three (the empty board owns
+        // nothing).
+        assert!((tally.ownership(Point::new(3, 1, 0)) - 2.0 / 3.0).abs() < 1e-6);
+    }
+}
