@@ -8,6 +8,7 @@ pub mod config;
 pub mod game;
 pub mod gtp;
 pub mod match_runner;
+pub mod patterns;
 pub mod player;
 pub mod regress;
 pub mod sgf;

@@ -15,6 +15,7 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
+use tengen::patterns::{self, TrainOptions};
 use tengen::regress::{self, RegressOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
@@ -37,6 +38,8 @@ enum Command {
     Match(MatchArgs),
     /// Run GTP regression scripts (gogui-regress format) against an engine.
     Regress(RegressArgs),
+    /// Learn move-pattern gammas (Coulom's MM) from SGF game records.
+    TrainPatterns(TrainArgs),
     /// Speak KataGo's JSON analysis protocol on stdin/stdout (for KaTrain), with tengen's
     /// search. Takes KataGo's flags: -config FILE (numAnalysisThreads, numSearchThreads,
     /// maxVisits, maxTime, reportAnalysisWinratesAs are read) and -override-config K=V,...;
@@ -180,6 +183,28 @@ struct RegressArgs {
     timeout: f64,
 }
 
+#[derive(Args)]
+struct TrainArgs {
+    /// SGF files, or directories whose .sgf files are read.
+    #[arg(required = true, value_name = "RECORDS")]
+    records: Vec<PathBuf>,
+    /// Where to write the gamma table.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// Hold out every K-th file (in name order) to measure move prediction.
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    holdout: usize,
+    /// The most MM sweeps over all feature groups.
+    #[arg(long, value_name = "N", default_value_t = 30)]
+    iterations: usize,
+    /// Pattern classes seen fewer times among the candidates share one "rare" gamma.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    min_count: usize,
+    /// Candidates per training position: the move played and a random sample of the rest.
+    #[arg(long, value_name = "N", default_value_t = 40)]
+    max_candidates: usize,
+}
+
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .target(env_logger::Target::Stderr)
@@ -191,6 +216,7 @@ fn main() -> ExitCode {
         Command::Match(args) => run_match(args),
         Command::Regress(args) => run_regress(args),
         Command::Analysis(args) => run_analysis(args),
+        Command::TrainPatterns(args) => run_train(args),
     }
 }
 
@@ -284,6 +310,24 @@ fn run_match(args: MatchArgs) -> ExitCode {
         Err(e) => {
             eprintln!("tengen match: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_train(args: TrainArgs) -> ExitCode {
+    let options = TrainOptions {
+        records: args.records,
+        output: args.output,
+        holdout: args.holdout,
+        iterations: args.iterations,
+        min_count: args.min_count,
+        max_candidates: args.max_candidates,
+    };
+    match patterns::train(&options, &mut io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen train-patterns: {e}");
+            ExitCode::from(2)
         }
     }
 }

@@ -121,16 +121,49 @@ pub fn load_game(text: &str, move_number: Option<usize>, rules: Rules) -> Result
     if move_number == Some(0) {
         return Err(SgfError::BadMoveNumber);
     }
+    replay(&first_game(text)?, move_number, rules)
+}
+
+/// The root of the first game of the SGF collection `text`.
+fn first_game(text: &str) -> Result<SgfNode<Prop>, SgfError> {
     // Text before the first `(` (a byte-order mark, a mail header) is no part of the collection.
     let text = text.find('(').map_or("", |start| &text[start..]);
     if deepest_path(text) > MAX_DEPTH {
         return Err(SgfError::TooDeep);
     }
-    let collection = go::parse(text).map_err(SgfError::Parse)?;
-    let root = collection
-        .first()
-        .ok_or(SgfError::Parse(SgfParseError::NoGameTrees))?;
-    replay(root, move_number, rules)
+    go::parse(text)
+        .map_err(SgfError::Parse)?
+        .into_iter()
+        .next()
+        .ok_or(SgfError::Parse(SgfParseError::NoGameTrees))
+}
+
+/// A whole game record: where it starts, its moves and its root comment (training data for
+/// move patterns, which replays the game move by move).
+pub struct Record {
+    /// The position before the first move (setup and handicap stones placed, the first player set).
+    pub start: Game,
+    /// The main line's moves, in order.
+    pub moves: Vec<(Color, Move)>,
+    /// The root node's comment (`C`), if any.
+    pub comment: Option<String>,
+}
+
+/// Loads the first game of the SGF collection `text` as a [`Record`]; the moves are checked as
+/// [`load_game`] checks them.
+pub fn load_record(text: &str, rules: Rules) -> Result<Record, SgfError> {
+    let root = first_game(text)?;
+    let comment = match root.get_property("C") {
+        Some(Prop::C(text)) => Some(text.to_string()),
+        _ => None,
+    };
+    let moves = replay(&root, None, rules)?.moves().to_vec();
+    let start = replay(&root, Some(1), rules)?;
+    Ok(Record {
+        start,
+        moves,
+        comment,
+    })
 }
 
 /// Plays the main line from `root`, stopping before move `stop_before` if it is reached.
@@ -799,6 +832,24 @@ mod tests {
             load_err("(;SZ[9:7])").to_string(),
             "unsupported board size 9x7 (square boards from 2 to 25)"
         );
+    }
+
+    #[test]
+    fn a_record_holds_the_start_the_moves_and_the_root_comment() {
+        let record = load_record(KATAGO_9X9, Rules::default()).unwrap();
+        let game = load(KATAGO_9X9);
+        assert_eq!(record.moves, game.moves());
+        assert!(record.start.moves().is_empty());
+        assert_eq!(record.start.board().empty_count(), 81);
+        assert_eq!(record.start.to_move(), B);
+        let comment = record.comment.expect("a root comment");
+        assert!(comment.contains("random opening moves"), "{comment}");
+        let handicap = load_record("(;SZ[9]HA[2]AB[cc][gg];W[ee])", Rules::default()).unwrap();
+        assert_eq!(handicap.start.to_move(), W);
+        assert_eq!(handicap.start.board().empty_count(), 79);
+        assert_eq!(handicap.moves.len(), 1);
+        assert!(handicap.comment.is_none());
+        assert!(load_record("(;SZ[9];B[ee];W[ee])", Rules::default()).is_err());
     }
 
     #[test]

@@ -1,0 +1,313 @@
+//! Ladder reading for the move patterns, the playouts and the priors: whether a string with two liberties can be
+//! chased into capture by successive ataris. The attacker tries both liberties at each step,
+//! keeping the one after which the defender's forced extension leaves it with two liberties
+//! again; the defender escapes when it gets three liberties or can capture a chasing stone.
+//! Reads on scratch boards owned by the caller, so it allocates nothing.
+
+use crate::board::{Board, Color, Point};
+
+/// Ladder steps read at most (a ladder across a 25x25 board and back is shorter).
+const MAX_STEPS: usize = 64;
+
+/// Boards to read ladders on.
+pub struct Scratch {
+    chase: Board,
+    trial: Board,
+    extension: Board,
+}
+
+impl Scratch {
+    /// Scratch boards for any size.
+    pub fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            chase: Board::new(2),
+            trial: Board::new(2),
+            extension: Board::new(2),
+        })
+    }
+}
+
+/// Whether extending the string on `s` (of `c`, in atari) at its last liberty `lib` saves it:
+/// three liberties or more, or two that no ladder can take.
+pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scratch) -> bool {
+    if board.self_atari_size(lib, c).is_some() {
+        return false;
+    }
+    let Scratch {
+        chase,
+        trial,
+        extension,
+    } = scratch;
+    extension.copy_from(board);
+    extension.play(lib, c);
+    let mut after = [lib; 3];
+    match extension.string_liberties(s, &mut after) {
+        0 | 1 => false,
+        2 => !(0..2).any(|first| chase_from(extension, s, c.opponent(), first, chase, trial)),
+        _ => true,
+    }
+}
+
+/// The atari that kills the string on `s` (two liberties, `attacker`'s opponent) in a
+/// ladder, if there is one. Both first ataris are tried; after that the chase is forced: the
+/// attacker keeps the atari that leaves the defender two liberties.
+pub fn ladder_atari(
+    board: &Board,
+    s: Point,
+    attacker: Color,
+    scratch: &mut Scratch,
+) -> Option<Point> {
+    let mut libs = [s; 3];
+    if board.string_liberties(s, &mut libs) != 2 {
+        return None;
+    }
+    let Scratch { chase, trial, .. } = scratch;
+    (0..2)
+        .find(|&first| chase_from(board, s, attacker, first, chase, trial))
+        .map(|first| libs[first])
+}
+
+/// Whether `attacker`'s atari at `at` (one of the two liberties of the string on `s`) kills
+/// that string in a ladder.
+pub fn is_ladder_atari(
+    board: &Board,
+    s: Point,
+    at: Point,
+    attacker: Color,
+    scratch: &mut Scratch,
+) -> bool {
+    let mut libs = [s; 3];
+    if board.string_liberties(s, &mut libs) != 2 {
+        return false;
+    }
+    let Some(first) = libs[..2].iter().position(|&l| l == at) else {
+        return false;
+    };
+    let Scratch { chase, trial, .. } = scratch;
+    chase_from(board, s, attacker, first, chase, trial)
+}
+
+/// Chases the string on `s`, starting with the atari on its liberty number `first`, reading
+/// on the boards `chase` and `trial`. At each step the attacker first tries the atari on the
+/// first liberty; when that chase fails and the other atari also kept the defender at two
+/// liberties, the reader comes back and tries it (deepest step first, at most
+/// [`MAX_BACKTRACKS`] times): on the first line the wrong atari lets the string out.
+fn chase_from(
+    board: &Board,
+    s: Point,
+    attacker: Color,
+    first: usize,
+    chase: &mut Board,
+    trial: &mut Board,
+) -> bool {
+    let defender = attacker.opponent();
+    // The chase so far (atari, extension), and where the second atari is still to be tried.
+    let mut path = [(s, s); MAX_STEPS];
+    let mut untried = [false; MAX_STEPS];
+    let mut backtracks = MAX_BACKTRACKS;
+    let mut depth = 0;
+    let mut orders = first..first + 1;
+    chase.copy_from(board);
+    loop {
+        match step(chase, trial, s, attacker, orders) {
+            Step::Caught => return true,
+            Step::Continues(order, moves) if depth + 1 < MAX_STEPS => {
+                path[depth] = moves;
+                untried[depth] = depth > 0 && order == 0;
+                std::mem::swap(chase, trial);
+                depth += 1;
+                orders = 0..2;
+                continue;
+            }
+            Step::Continues(..) | Step::Escapes => {}
+        }
+        let Some(back) = (0..depth).rev().find(|&d| untried[d]) else {
+            return false;
+        };
+        if backtracks == 0 {
+            return false;
+        }
+        backtracks -= 1;
+        untried[back] = false;
+        chase.copy_from(board);
+        for &(atari, escape) in &path[..back] {
+            chase.play(atari, attacker);
+            chase.play(escape, defender);
+        }
+        depth = back;
+        orders = 1..2;
+    }
+}
+
+/// Returns to an earlier branch of a chase at most this many times.
+const MAX_BACKTRACKS: usize = 8;
+
+/// What one atari of a chase leads to.
+enum Step {
+    /// The string is taken.
+    Caught,
+    /// The defender extended to two liberties again: the order of liberties used (0 for the
+    /// atari on the first) and the two moves.
+    Continues(usize, (Point, Point)),
+    /// No atari in `orders` keeps the string at two liberties, or it can capture a chaser.
+    Escapes,
+}
+
+/// Tries the ataris on the string on `s` in `chase` (the orders in `orders`: 0 ataris on its
+/// first liberty, 1 on its second), leaving the position after a continuing one in `trial`.
+fn step(
+    chase: &Board,
+    trial: &mut Board,
+    s: Point,
+    attacker: Color,
+    orders: std::ops::Range<usize>,
+) -> Step {
+    let defender = attacker.opponent();
+    let mut libs = [s; 3];
+    if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
+        return Step::Escapes;
+    }
+    for order in orders {
+        let (atari, escape) = (libs[order], libs[1 - order]);
+        if chase.legality(atari, attacker).is_err() {
+            continue;
+        }
+        trial.copy_from(chase);
+        trial.play(atari, attacker);
+        if trial.in_atari(atari) && trial.string_size(atari) == 1 {
+            // The chasing stone can be taken at once: no ladder this way.
+            continue;
+        }
+        if trial.legality(escape, defender).is_err() {
+            return Step::Caught;
+        }
+        trial.play(escape, defender);
+        match trial.liberties(s) {
+            0 | 1 => return Step::Caught,
+            2 => return Step::Continues(order, (atari, escape)),
+            _ => {}
+        }
+    }
+    Step::Escapes
+}
+
+/// Whether a string of the other colour touching the string on `s` is in atari.
+fn can_capture_a_chaser(board: &Board, s: Point) -> bool {
+    let Some(own) = board.color_at(s) else {
+        return false;
+    };
+    board.string_stones(s).any(|stone| {
+        board
+            .neighbors(stone)
+            .iter()
+            .any(|&n| board.color_at(n) == Some(own.opponent()) && board.in_atari(n))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
+        let mut b = Board::new(size);
+        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
+            for v in stones {
+                b.play(Point::parse(v, size).unwrap(), c);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn a_ladder_works_on_an_empty_board_and_fails_with_a_breaker() {
+        // White D4 against black C4, D3 and E5 has two liberties, D5 and E4; the ladder runs
+        // towards the upper left (D5, C5, C6, B6...) or the lower right (E4, E3, F3, F2...).
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let mut scratch = Scratch::new();
+        let b = board(9, &["C4", "D3", "E5"], &["D4"]);
+        assert_eq!(b.liberties(pt("D4")), 2);
+        let atari = ladder_atari(&b, pt("D4"), Color::Black, &mut scratch);
+        assert!(
+            atari == Some(pt("D5")) || atari == Some(pt("E4")),
+            "{atari:?}"
+        );
+        // White stones on both paths break it.
+        let b = board(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
+        assert_eq!(ladder_atari(&b, pt("D4"), Color::Black, &mut scratch), None);
+    }
+
+    #[test]
+    fn three_liberties_are_no_ladder() {
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let b = board(9, &["C4"], &["D4"]);
+        assert_eq!(
+            ladder_atari(&b, pt("D4"), Color::Black, &mut Scratch::new()),
+            None
+        );
+    }
+
+    /// White C3 is in atari (its liberty is D3); extending there leaves two liberties, and
+    /// Black chases it up the diagonal.
+    const LADDER: [&str; 9] = [
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . X . . . . . .",
+        ". X O . . . . . .",
+        ". . X X . . . . .",
+        ". . . . . . . . .",
+    ];
+
+    fn white_c3_escapes(rows: &[&str]) -> bool {
+        let b = crate::patterns::tests::board_from_rows(rows);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        assert!(b.in_atari(pt("C3")));
+        escapes(&b, pt("C3"), pt("D3"), Color::White, &mut Scratch::new())
+    }
+
+    #[test]
+    fn extending_into_a_ladder_to_the_edge_does_not_escape() {
+        assert!(!white_c3_escapes(&LADDER));
+    }
+
+    #[test]
+    fn a_ladder_breaker_lets_the_string_escape() {
+        let mut rows = LADDER;
+        rows[1] = ". . . . . . O . .";
+        assert!(white_c3_escapes(&rows));
+    }
+
+    #[test]
+    fn a_string_that_can_capture_a_chaser_escapes() {
+        let mut rows = LADDER;
+        rows[4] = ". . O . . . . . .";
+        rows[5] = ". O X . . . . . .";
+        assert!(white_c3_escapes(&rows));
+    }
+
+    #[test]
+    fn a_first_line_ladder_needs_the_atari_from_above() {
+        // White E1 (next to Black D1) extends to F1 after Black E2; Black must atari from
+        // above (F2, not G1) all the way to the corner.
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let b = board(9, &["D1", "E2"], &["E1"]);
+        assert!(!escapes(
+            &b,
+            pt("E1"),
+            pt("F1"),
+            Color::White,
+            &mut Scratch::new()
+        ));
+        // A white stone on the second line in the way breaks it.
+        let b = board(9, &["D1", "E2"], &["E1", "H2"]);
+        assert!(escapes(
+            &b,
+            pt("E1"),
+            pt("F1"),
+            Color::White,
+            &mut Scratch::new()
+        ));
+    }
+}
