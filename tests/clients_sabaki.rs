@@ -1,0 +1,51 @@
+//! Sabaki's own GTP library (`@sabaki/gtp`) drives `tengen gtp`: pipelined start-up, state
+//! sync with handicap and a switch to another line, genmove_analyze, and the analysis command
+//! Sabaki picks, stopped by `protocol_version` and parsed with Sabaki's dialect rules. The
+//! driver is `tests/clients/sabaki/drive.js`. Needs node; the library is installed with npm
+//! into `tests/clients/sabaki/node_modules` on first use. Without node, or when npm cannot
+//! fetch the library (no network), the test says so and passes.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether `program --version` runs.
+fn runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn sabaki_drives_tengen() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/sabaki");
+    if !runs("node") {
+        eprintln!("node not found: skipping the Sabaki client test");
+        return;
+    }
+    if !dir.join("node_modules/@sabaki/gtp").is_dir() {
+        let installed = runs("npm")
+            && Command::new("npm")
+                .args(["install", "--no-audit", "--no-fund", "--no-package-lock"])
+                .current_dir(&dir)
+                .output()
+                .is_ok_and(|o| o.status.success());
+        if !installed {
+            eprintln!("npm could not install @sabaki/gtp: skipping the Sabaki client test");
+            return;
+        }
+    }
+    let output = Command::new("node")
+        .arg("drive.js")
+        .arg(common::tengen_path())
+        .current_dir(&dir)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("{stdout}");
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}
