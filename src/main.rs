@@ -402,8 +402,9 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
         let value = if takes_value { flags.next() } else { None };
         match (name, value) {
             ("config", Some(path)) => {
+                // tengen needs no KataGo config: one it cannot read is reported and skipped.
                 if let Err(e) = analysis_engine::read_config(&mut options, Path::new(path)) {
-                    return fail(&format!("-config {path}: {e}"));
+                    log::warn!("-config {path}: {e}; going on without it");
                 }
             }
             ("override-config", Some(text)) => {

@@ -1,0 +1,56 @@
+//! KaTrain's own engine class (`KataGoEngine`) and game tree (`GameNode`) drive
+//! `tengen analysis`, headless (`tests/clients/katrain/drive.py` stubs the GUI toolkit): a
+//! query as KaTrain builds it, answered, and taken in by KaTrain's node code. Runs when
+//! `TENGEN_KATRAIN_DIR` names unpacked katrain, pysgf and chardet packages, or with
+//! `TENGEN_CLIENT_TESTS=1`, which fetches them (`tests/clients/katrain/fetch.sh`, a 106 MB
+//! wheel); otherwise it says so and passes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where the KaTrain packages are, fetching them if asked to.
+fn katrain_dir(clients: &Path) -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("TENGEN_KATRAIN_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    if std::env::var("TENGEN_CLIENT_TESTS").as_deref() != Ok("1") {
+        return None;
+    }
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("katrain");
+    if !dir.join("katrain/core/engine.py").is_file() {
+        let fetched = Command::new("sh")
+            .arg(clients.join("fetch.sh"))
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            fetched,
+            "fetch.sh could not get KaTrain (TENGEN_CLIENT_TESTS=1)"
+        );
+    }
+    Some(dir)
+}
+
+#[test]
+fn katrains_engine_class_drives_tengen_analysis() {
+    let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/katrain");
+    let Some(dir) = katrain_dir(&clients) else {
+        eprintln!(
+            "KaTrain not available: skipping (set TENGEN_KATRAIN_DIR, or TENGEN_CLIENT_TESTS=1 to fetch it)"
+        );
+        return;
+    };
+    let output = Command::new("python3")
+        .arg(clients.join("drive.py"))
+        .arg(common::tengen_path())
+        .arg(&dir)
+        .output()
+        .expect("run python3");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("{stdout}");
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+}
