@@ -32,6 +32,36 @@ impl Default for RootTally {
     }
 }
 
+/// One thread's ownership counts, added to the shared [`RootTally`] in one go: per-point
+/// atomic additions from every thread after every playout would contend.
+pub struct OwnershipBuffer {
+    owned: Vec<i64>,
+    playouts: u64,
+}
+
+impl Default for OwnershipBuffer {
+    fn default() -> OwnershipBuffer {
+        OwnershipBuffer {
+            owned: vec![0; MAX_CELLS],
+            playouts: 0,
+        }
+    }
+}
+
+impl OwnershipBuffer {
+    /// Counts who owns each point of the played-out `board`.
+    pub fn add(&mut self, board: &Board) {
+        for p in board.points() {
+            self.owned[p.index()] += match area_owner(board, p) {
+                Some(Color::Black) => 1,
+                Some(Color::White) => -1,
+                None => 0,
+            };
+        }
+        self.playouts += 1;
+    }
+}
+
 /// Mean and standard deviation of a score.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ScoreStats {
@@ -42,24 +72,27 @@ pub struct ScoreStats {
 }
 
 impl RootTally {
-    /// Adds a playout that began with `first` (the root move taken) and ended on `board` with
-    /// Black ahead by `margin` (komi included; negative: White ahead).
-    pub fn record(&self, first: NodeMove, margin: f32, board: &Board) {
+    /// Adds a playout that began with `first` (the root move taken) and ended with Black
+    /// ahead by `margin` (komi included; negative: White ahead). Its final owners go to a
+    /// thread's own [`OwnershipBuffer`] first.
+    pub fn record_score(&self, first: NodeMove, margin: f32) {
         // Margins are whole or half points: keep them in half points.
         let half_points = (2.0 * margin).round() as i64;
         let i = usize::from(first);
         self.count[i].fetch_add(1, Ordering::Relaxed);
         self.sum[i].fetch_add(half_points, Ordering::Relaxed);
         self.squares[i].fetch_add(half_points * half_points, Ordering::Relaxed);
-        for p in board.points() {
-            let owner = match area_owner(board, p) {
-                Some(Color::Black) => 1,
-                Some(Color::White) => -1,
-                None => continue,
-            };
-            self.ownership[p.index()].fetch_add(owner, Ordering::Relaxed);
+    }
+
+    /// Adds a thread's ownership counts (and empties its buffer).
+    pub fn flush(&self, buffer: &mut OwnershipBuffer) {
+        for (sum, owned) in self.ownership.iter().zip(&mut buffer.owned) {
+            if *owned != 0 {
+                sum.fetch_add(std::mem::take(owned), Ordering::Relaxed);
+            }
         }
-        self.playouts.fetch_add(1, Ordering::Relaxed);
+        self.playouts
+            .fetch_add(std::mem::take(&mut buffer.playouts), Ordering::Relaxed);
     }
 
     /// The score after the root move `first`, `None` before any playout took it.
@@ -112,9 +145,16 @@ mod tests {
         let tally = RootTally::default();
         let mut board = Board::new(3);
         board.play(Point::new(3, 1, 1), Color::Black);
-        tally.record(5, 9.5, &board);
-        tally.record(5, 2.5, &board);
-        tally.record(0, -7.0, &Board::new(3));
+        let mut buffer = OwnershipBuffer::default();
+        for (first, margin, final_board) in [
+            (5, 9.5, &board),
+            (5, 2.5, &board),
+            (0, -7.0, &Board::new(3)),
+        ] {
+            tally.record_score(first, margin);
+            buffer.add(final_board);
+        }
+        tally.flush(&mut buffer);
         let after = tally.after(5).unwrap();
         assert_eq!(after.mean, 6.0);
         assert!((after.stdev - 3.5).abs() < 1e-6);

@@ -15,7 +15,7 @@ use crate::player::Limits;
 use super::ladder::Scratch;
 use super::policy;
 use super::priors;
-use super::root_tally::RootTally;
+use super::root_tally::{OwnershipBuffer, RootTally};
 use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
 
 /// How the search weighs what it knows.
@@ -168,6 +168,8 @@ struct Worker<'a> {
     /// played, and by whom (bit 0: white).
     first_play: Vec<u64>,
     generation: u64,
+    /// Final owners counted here when the search keeps a tally (analyses).
+    ownership: Option<OwnershipBuffer>,
 }
 
 impl<'a> Worker<'a> {
@@ -183,6 +185,7 @@ impl<'a> Worker<'a> {
             scratch: Scratch::new(),
             first_play: vec![0; MAX_CELLS],
             generation: 0,
+            ownership: ctx.problem.tally.map(|_| OwnershipBuffer::default()),
         }
     }
 
@@ -194,6 +197,9 @@ impl<'a> Worker<'a> {
             if n.is_multiple_of(CHECK_EVERY) {
                 self.ctx.check();
             }
+        }
+        if let (Some(tally), Some(buffer)) = (self.ctx.problem.tally, self.ownership.as_mut()) {
+            tally.flush(buffer);
         }
     }
 
@@ -271,7 +277,10 @@ impl<'a> Worker<'a> {
         );
         let margin = outcome.area_difference - problem.komi;
         if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
-            tally.record(tree.mv(first), margin, &self.board);
+            tally.record_score(tree.mv(first), margin);
+            if let Some(buffer) = self.ownership.as_mut() {
+                buffer.add(&self.board);
+            }
         }
         let black: HalfWins = if margin > 0.0 {
             2
