@@ -16,7 +16,7 @@ use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report};
+use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report, RootInfo};
 use crate::player::{Answer, Limits, Player};
 use crate::sgf;
 
@@ -407,15 +407,38 @@ impl Engine {
             .chain(command.args.iter().map(String::as_str))
             .collect::<Vec<_>>()
             .join(" ");
+        let mut streamed = 0;
         let vertex = self.generate(
             color,
             Mode::Play,
             Some(MoveStream {
                 name: &command.name,
                 line: &line,
-                out,
+                out: &mut |text| {
+                    streamed += 1;
+                    out(text)
+                },
             }),
         )?;
+        // A search of our own reports its root moves once, after the search.
+        if streamed == 0
+            && let Some(moves) = self.player.last_root_moves()
+        {
+            let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
+            let report = Report {
+                root: RootInfo {
+                    visits,
+                    winrate: moves.first().map_or(0.5, |m| m.winrate),
+                    score: None,
+                },
+                moves,
+                ownership: None,
+                last: true,
+            };
+            if let Some(text) = analysis.format(&report, self.game.size()) {
+                out(&text);
+            }
+        }
         out(&format!("play {vertex}"));
         Ok(())
     }

@@ -39,6 +39,12 @@ pub trait Player: Send {
         false
     }
 
+    /// The root moves the last `genmove` searched, most visited first, for players that
+    /// search (what `*-genmove_analyze` reports).
+    fn last_root_moves(&self) -> Option<Vec<mcts::MoveInfo>> {
+        None
+    }
+
     /// [`Player::genmove`] through another engine's genmove-analyze command `line` (named
     /// `name`), its analysis lines going to `out`; `None` when there is no such engine (then
     /// plain `genmove` answers).

@@ -203,7 +203,7 @@ impl MctsPlayer {
     }
 
     /// The visited root moves, most visited first.
-    fn root_infos(&self) -> Vec<MoveInfo> {
+    pub(super) fn root_infos(&self) -> Vec<MoveInfo> {
         let children: Vec<(NodeId, Stats)> = self
             .tree
             .children(ROOT)

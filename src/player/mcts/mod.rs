@@ -243,6 +243,10 @@ impl MctsPlayer {
 }
 
 impl Player for MctsPlayer {
+    fn last_root_moves(&self) -> Option<Vec<MoveInfo>> {
+        self.root.as_ref().map(|_| self.root_infos())
+    }
+
     fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
         let started = Instant::now();
         let last = match game.moves().last() {
