@@ -193,3 +193,34 @@ fn gogui_views_share_one_search() {
         started.elapsed() - first
     );
 }
+
+#[test]
+fn a_search_level_reports_its_root_moves_in_genmove_analyze() {
+    let mut engine = common::Gtp::spawn(
+        common::tengen_path(),
+        &[
+            "gtp",
+            "--level",
+            "mcts",
+            "--playouts",
+            "500",
+            "--threads",
+            "1",
+        ],
+    );
+    engine.ok("boardsize 9");
+    engine.send_raw("lz-genmove_analyze b 10\n");
+    assert_eq!(engine.read_line(), "=");
+    let info = engine.read_line();
+    assert!(info.starts_with("info move "), "{info}");
+    let moves = infos(&info);
+    let most = moves.iter().map(|m| m.1).max().unwrap();
+    let play = engine.read_line();
+    let played = play.strip_prefix("play ").expect("a play line");
+    // The move played is a most visited one (ties may go either way).
+    assert!(
+        moves.iter().any(|m| m.0 == played && m.1 == most),
+        "{played} is not a most visited move: {info}"
+    );
+    assert_eq!(engine.read_line(), "");
+}
