@@ -8,7 +8,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Whether `program --version` runs.
 fn runs(program: &str) -> bool {
@@ -18,6 +19,35 @@ fn runs(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// `npm install` in `dir`, given at most [`NPM_LIMIT`]: without a network it must fail fast
+/// rather than hold the test suite.
+fn npm_install(dir: &Path) -> bool {
+    let Ok(mut child) = Command::new("npm")
+        .args(["install", "--no-audit", "--no-fund", "--no-package-lock"])
+        .args(["--fetch-retries=0", "--fetch-timeout=20000"])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let started = Instant::now();
+    while started.elapsed() < NPM_LIMIT {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(_) => break,
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    false
+}
+
+/// The longest `npm install` waited for.
+const NPM_LIMIT: Duration = Duration::from_secs(90);
+
 #[test]
 fn sabaki_drives_tengen() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/sabaki");
@@ -26,12 +56,7 @@ fn sabaki_drives_tengen() {
         return;
     }
     if !dir.join("node_modules/@sabaki/gtp").is_dir() {
-        let installed = runs("npm")
-            && Command::new("npm")
-                .args(["install", "--no-audit", "--no-fund", "--no-package-lock"])
-                .current_dir(&dir)
-                .output()
-                .is_ok_and(|o| o.status.success());
+        let installed = runs("npm") && npm_install(&dir);
         if !installed {
             eprintln!("npm could not install @sabaki/gtp: skipping the Sabaki client test");
             return;
