@@ -128,6 +128,22 @@ fn katrain_queries_get_one_final_reply_per_turn() {
     }
     turns.sort();
     assert_eq!(turns, [0, 1, 2]);
+    // Ownership per move, as KaTrain asks for it when ownership is on.
+    let mut per_move = katrain_query("QUERY:m", json!([["W", "E5"]]), json!([1]), 400);
+    per_move["includeMovesOwnership"] = json!(true);
+    engine.send(&per_move);
+    let reply = engine.read();
+    let first = &reply["moveInfos"][0];
+    let owned = first["ownership"].as_array().expect("ownership per move");
+    assert_eq!(owned.len(), 81);
+    assert!(
+        owned
+            .iter()
+            .all(|o| o.as_f64().is_some_and(|o| (-1.0..=1.0).contains(&o)))
+    );
+    // White's stone on E5 (row 5 from the top, column 5) is more often White's than Black's
+    // at the end: negative from Black's side.
+    assert!(owned[4 * 9 + 4].as_f64().unwrap() < 0.0, "{first}");
     // Errors name the field and the id, and the engine goes on.
     engine.send_raw("{not json");
     assert!(engine.read()["error"].as_str().unwrap().contains("json"));

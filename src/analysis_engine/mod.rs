@@ -281,6 +281,7 @@ fn analyse(shared: &Shared, player: &mut MctsPlayer, job: &Job, stop: Arc<Atomic
         avoid: job.avoid.clone(),
         stop,
         ownership: job.ownership,
+        moves_ownership: job.moves_ownership,
         max_playouts: Some(job.max_visits),
         deadline: job
             .max_time
@@ -313,7 +314,7 @@ fn reply(job: &Job, color: Color, report: &Report) -> Value {
         .iter()
         .map(|m| {
             let mean = m.score.map_or(0.0, |s| s.mean);
-            json!({
+            let mut info = json!({
                 "move": m.mv.to_vertex(size),
                 "visits": m.visits,
                 "winrate": rate(m.winrate),
@@ -326,7 +327,12 @@ fn reply(job: &Job, color: Color, report: &Report) -> Value {
                 "utility": 2.0 * rate(m.winrate) - 1.0,
                 "order": m.order,
                 "pv": m.pv.iter().map(|mv| mv.to_vertex(size)).collect::<Vec<_>>(),
-            })
+            });
+            if let Some(ownership) = &m.ownership {
+                let owned: Vec<f64> = ownership.iter().map(|&o| score(o)).collect();
+                info["ownership"] = json!(owned);
+            }
+            info
         })
         .collect();
     let root_mean = report.root.score.map_or(0.0, |s| s.mean);

@@ -75,6 +75,8 @@ pub struct Job {
     pub report_every: Option<f64>,
     /// Include ownership.
     pub ownership: bool,
+    /// Include ownership per move.
+    pub moves_ownership: bool,
     /// Include the policy.
     pub policy: bool,
     /// Report from this point of view.
@@ -123,6 +125,8 @@ struct RawQuery {
     max_visits: Option<u64>,
     #[serde(default)]
     include_ownership: bool,
+    #[serde(default)]
+    include_moves_ownership: bool,
     #[serde(default = "yes")]
     include_policy: bool,
     avoid_moves: Option<Vec<MoveFilter>>,
@@ -265,6 +269,7 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
                 max_time,
                 report_every: raw.report_during_search_every.filter(|s| *s > 0.0),
                 ownership: raw.include_ownership,
+                moves_ownership: raw.include_moves_ownership,
                 policy: raw.include_policy,
                 perspective,
                 allow: only(&allow),

@@ -303,6 +303,7 @@ mod tests {
                 mean: 1.5,
                 stdev: 10.0,
             }),
+            ownership: None,
         };
         let second = MoveInfo {
             mv: Move::parse("Q16", 19).unwrap(),

@@ -202,6 +202,7 @@ impl Engine {
             avoid,
             stop,
             ownership: analysis.ownership,
+            moves_ownership: false,
             max_playouts: None,
             deadline: None,
         };
@@ -289,6 +290,7 @@ impl Engine {
                     avoid: Vec::new(),
                     stop: Arc::clone(&self.interrupt),
                     ownership: true,
+                    moves_ownership: false,
                     max_playouts: None,
                     deadline: Some(Instant::now() + gogui::SEARCH_TIME),
                 };

@@ -115,6 +115,7 @@ mod tests {
                     mean: 2.5,
                     stdev: 3.0,
                 }),
+                ownership: None,
             }],
             root: RootInfo {
                 visits: 100,

@@ -33,6 +33,8 @@ pub struct AnalysisRequest {
     pub stop: Arc<AtomicBool>,
     /// Report who owns each point at the end of the playouts.
     pub ownership: bool,
+    /// Report it for each root move too.
+    pub moves_ownership: bool,
     /// Stop after this many playouts.
     pub max_playouts: Option<u64>,
     /// Stop at this moment.
@@ -83,6 +85,9 @@ pub struct MoveInfo {
     pub pv: Vec<Move>,
     /// The final margin of the player analysed after this move (komi included).
     pub score: Option<ScoreStats>,
+    /// Per point after this move, row by row from the top left: how much it belongs to the
+    /// player analysed (when asked for).
+    pub ownership: Option<Vec<f32>>,
 }
 
 impl MctsPlayer {
@@ -109,7 +114,11 @@ impl MctsPlayer {
         if root_children.is_empty() {
             return;
         }
-        let tally = RootTally::default();
+        let tally = if request.moves_ownership {
+            RootTally::with_moves_ownership()
+        } else {
+            RootTally::default()
+        };
         // The tree must be this exact root set: a reused tree may have other children.
         self.tree.clear();
         self.root = None;
@@ -166,9 +175,24 @@ impl MctsPlayer {
             },
             ..s
         };
+        let size = game.size();
+        let sign = if color == Color::Black { 1.0 } else { -1.0 };
+        let points_from_top = || {
+            (0..size)
+                .rev()
+                .flat_map(move |row| (0..size).map(move |col| Point::new(size, col, row)))
+        };
         let mut moves = self.root_infos();
         for info in &mut moves {
-            info.score = tally.after(search::node_move(info.mv)).map(for_color);
+            let first = search::node_move(info.mv);
+            info.score = tally.after(first).map(for_color);
+            if request.moves_ownership {
+                info.ownership = Some(
+                    points_from_top()
+                        .map(|p| sign * tally.move_ownership(first, p).unwrap_or(0.0))
+                        .collect(),
+                );
+            }
         }
         let root = self.tree.stats(ROOT);
         let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
@@ -182,11 +206,7 @@ impl MctsPlayer {
                 / visits as f32
         };
         let ownership = request.ownership.then(|| {
-            let size = game.size();
-            let sign = if color == Color::Black { 1.0 } else { -1.0 };
-            (0..size)
-                .rev()
-                .flat_map(|row| (0..size).map(move |col| Point::new(size, col, row)))
+            points_from_top()
                 .map(|p| sign * tally.ownership(p))
                 .collect()
         });
@@ -226,6 +246,7 @@ impl MctsPlayer {
                     order: 0,
                     pv: self.principal_variation(id),
                     score: None,
+                    ownership: None,
                 };
                 (s.wins, info)
             })

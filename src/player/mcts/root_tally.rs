@@ -2,7 +2,7 @@
 //! move (mean and spread) and who ended up owning each point. Only analyses ask for it; a
 //! genmove does not pay for it.
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 use super::tree::NodeMove;
 use crate::board::playout::area_owner;
@@ -17,6 +17,8 @@ pub struct RootTally {
     /// Per point: playouts that ended with it Black's minus those with it White's.
     ownership: Vec<AtomicI64>,
     playouts: AtomicU64,
+    /// The same per root move (row `first * MAX_CELLS`), when asked for.
+    moves_ownership: Option<Vec<AtomicI32>>,
 }
 
 impl Default for RootTally {
@@ -28,6 +30,7 @@ impl Default for RootTally {
             squares: zeros(MAX_CELLS),
             ownership: zeros(MAX_CELLS),
             playouts: AtomicU64::new(0),
+            moves_ownership: None,
         }
     }
 }
@@ -72,6 +75,49 @@ pub struct ScoreStats {
 }
 
 impl RootTally {
+    /// A tally that also keeps ownership per root move (about 2 MB).
+    pub fn with_moves_ownership() -> RootTally {
+        RootTally {
+            moves_ownership: Some(
+                (0..MAX_CELLS * MAX_CELLS)
+                    .map(|_| AtomicI32::new(0))
+                    .collect(),
+            ),
+            ..RootTally::default()
+        }
+    }
+
+    /// Whether ownership per root move is kept.
+    pub fn keeps_moves_ownership(&self) -> bool {
+        self.moves_ownership.is_some()
+    }
+
+    /// Adds the owners of the played-out `board` to the row of the root move `first`.
+    pub fn record_move_owners(&self, first: NodeMove, board: &Board) {
+        let Some(rows) = &self.moves_ownership else {
+            return;
+        };
+        let row = &rows[usize::from(first) * MAX_CELLS..][..MAX_CELLS];
+        for p in board.points() {
+            let owner = match area_owner(board, p) {
+                Some(Color::Black) => 1,
+                Some(Color::White) => -1,
+                None => continue,
+            };
+            row[p.index()].fetch_add(owner, Ordering::Relaxed);
+        }
+    }
+
+    /// How much `p` belongs to Black after the root move `first`, from -1 to 1; `None` when
+    /// per-move ownership is not kept.
+    pub fn move_ownership(&self, first: NodeMove, p: Point) -> Option<f32> {
+        let rows = self.moves_ownership.as_ref()?;
+        let n = self.count[usize::from(first)]
+            .load(Ordering::Relaxed)
+            .max(1) as f32;
+        Some(rows[usize::from(first) * MAX_CELLS + p.index()].load(Ordering::Relaxed) as f32 / n)
+    }
+
     /// Adds a playout that began with `first` (the root move taken) and ended with Black
     /// ahead by `margin` (komi included; negative: White ahead). Its final owners go to a
     /// thread's own [`OwnershipBuffer`] first.

@@ -278,6 +278,9 @@ impl<'a> Worker<'a> {
         let margin = outcome.area_difference - problem.komi;
         if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
             tally.record_score(tree.mv(first), margin);
+            if tally.keeps_moves_ownership() {
+                tally.record_move_owners(tree.mv(first), &self.board);
+            }
             if let Some(buffer) = self.ownership.as_mut() {
                 buffer.add(&self.board);
             }
