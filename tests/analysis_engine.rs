@@ -131,7 +131,15 @@ fn katrain_queries_get_one_final_reply_per_turn() {
     // Ownership per move, as KaTrain asks for it when ownership is on.
     let mut per_move = katrain_query("QUERY:m", json!([["W", "E5"]]), json!([1]), 400);
     per_move["includeMovesOwnership"] = json!(true);
+    per_move["_kt_continuous"] = json!(false);
     engine.send(&per_move);
+    // KaTrain's own key is not KataGo's: a warning first, then the answer.
+    let warning = engine.read();
+    assert_eq!(warning["warning"], "unused field");
+    assert_eq!(
+        (warning["field"].as_str(), warning["id"].as_str()),
+        (Some("_kt_continuous"), Some("QUERY:m"))
+    );
     let reply = engine.read();
     let first = &reply["moveInfos"][0];
     let owned = first["ownership"].as_array().expect("ownership per move");

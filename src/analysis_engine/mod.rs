@@ -149,6 +149,9 @@ fn handle_line(shared: &Shared, line: &str, defaults: &Defaults) {
         Some(action) => act(shared, action, &id, &value),
         None => match query::jobs(&id, &value, defaults) {
             Ok(jobs) => {
+                for field in query::unused_fields(&value) {
+                    shared.send(&json!({"warning": "unused field", "field": field, "id": id}));
+                }
                 let mut state = shared.lock();
                 for job in jobs {
                     state.seq += 1;

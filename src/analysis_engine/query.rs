@@ -291,6 +291,41 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
     Ok(jobs)
 }
 
+/// The fields of a query tengen does not read (KataGo's other keys, typos), as KataGo warns
+/// about them.
+pub fn unused_fields(query: &Value) -> Vec<String> {
+    const READ: &[&str] = &[
+        "id",
+        "moves",
+        "initialStones",
+        "initialPlayer",
+        "rules",
+        "komi",
+        "boardXSize",
+        "boardYSize",
+        "analyzeTurns",
+        "maxVisits",
+        "includeOwnership",
+        "includeMovesOwnership",
+        "includePolicy",
+        "avoidMoves",
+        "allowMoves",
+        "reportDuringSearchEvery",
+        "priority",
+        "overrideSettings",
+    ];
+    query
+        .as_object()
+        .map(|fields| {
+            fields
+                .keys()
+                .filter(|k| !READ.contains(&k.as_str()))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The rules a query names, by KataGo's names or as a JSON object, with `komi` if given.
 fn rules(value: &Value, komi: Option<f64>) -> Option<Rules> {
     let base = match value {
@@ -360,6 +395,11 @@ mod tests {
         });
         let jobs = jobs("QUERY:1", &query, &Defaults::default()).unwrap();
         assert_eq!(jobs.len(), 2);
+        assert!(unused_fields(&query).is_empty());
+        assert_eq!(
+            unused_fields(&json!({"id": "x", "_kt_continuous": false})),
+            ["_kt_continuous"]
+        );
         assert_eq!((jobs[0].turn, jobs[1].turn), (0, 2));
         assert_eq!(jobs[0].game.to_move(), Color::White);
         assert_eq!(jobs[1].game.moves().len(), 2);
