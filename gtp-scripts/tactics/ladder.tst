@@ -19,3 +19,11 @@ loadsgf ../sgf/ladder-works.sgf
 loadsgf ../sgf/ladder-run-none.sgf
 20 reg_genmove b
 #? [!D3]
+
+# The ladder-works shape again (White D4 between Black C4, D5, E3), now with a white ladder
+# breaker at G7. The atari from D3 drives White up and to the right, into G7, and fails;
+# the atari from E4 drives it toward A1, where nothing helps White. GNU Go's tactical
+# reader finds E4 the only black move after which D4 cannot be saved.
+loadsgf ../sgf/ladder-breaker.sgf
+30 reg_genmove b
+#? [E4]
