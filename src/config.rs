@@ -68,6 +68,10 @@ pub enum LevelConfig {
         /// Whether a pass answering a pass is reconsidered while dame or ataris are left
         /// (default on).
         avoid_early_pass: Option<bool>,
+        /// When the engine is not present at start-up (its program not found, an argument
+        /// empty or a path in it missing), the level simply is its first fallback, with no
+        /// child and no warnings (default off).
+        only_if_present: Option<bool>,
     },
 }
 
@@ -115,11 +119,17 @@ impl LevelConfig {
                 ref fallback,
                 move_timeout_ms,
                 avoid_early_pass,
+                only_if_present: _,
             } => {
                 let command = config
                     .engines
                     .get(engine)
                     .map(|e| config.expand_command(&e.command));
+                let effective = self.effective(config);
+                if !std::ptr::eq(effective, self) {
+                    log::info!("engine {engine} is not present: its level plays as its fallback");
+                    return effective.build(config);
+                }
                 let mut players: Vec<Box<dyn Player>> = fallback
                     .iter()
                     .filter_map(|name| config.levels.get(name))
@@ -136,6 +146,34 @@ impl LevelConfig {
                 ))
             }
         }
+    }
+
+    /// The level that really plays: an external level marked `only_if_present` whose engine
+    /// is not present here is its first fallback (followed as far as it goes); any other level
+    /// is itself.
+    pub fn effective<'a>(&'a self, config: &'a Config) -> &'a LevelConfig {
+        let mut level = self;
+        // Config loading rejects cycles; the bound only guards against a config built by hand.
+        for _ in 0..config.levels.len() {
+            let LevelConfig::External {
+                engine,
+                fallback,
+                only_if_present: Some(true),
+                ..
+            } = level
+            else {
+                break;
+            };
+            let present = config
+                .engines
+                .get(engine)
+                .is_some_and(|e| is_present(&config.expand_command(&e.command)));
+            match fallback.first().and_then(|f| config.levels.get(f)) {
+                Some(first) if !present => level = first,
+                _ => break,
+            }
+        }
+        level
     }
 
     /// This level with the command line's `--playouts` and `--threads` in force (they apply to
@@ -269,6 +307,15 @@ impl Config {
         Ok(config)
     }
 
+    /// These levels with `--playouts` and `--threads` applied to every search level, fallbacks
+    /// included.
+    pub fn with_search_overrides(mut self, playouts: Option<u64>, threads: Option<usize>) -> Config {
+        for level in self.levels.values_mut() {
+            *level = level.with_overrides(playouts, threads);
+        }
+        self
+    }
+
     /// The level called `name`.
     pub fn level(&self, name: &str) -> Result<&LevelConfig, ConfigError> {
         self.levels.get(name).ok_or_else(|| {
@@ -385,6 +432,25 @@ impl Config {
     }
 }
 
+/// Whether an engine command can run here: its program exists (as a path, or on `PATH`), no
+/// argument is empty (an unset `${VAR}`), and every argument that is a path exists.
+pub fn is_present(command: &[String]) -> bool {
+    let Some((program, args)) = command.split_first() else {
+        return false;
+    };
+    let program_found = if program.contains('/') {
+        Path::new(program).is_file()
+    } else {
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
+        })
+    };
+    program_found
+        && args.iter().all(|arg| {
+            !arg.is_empty() && (arg.starts_with('-') || !arg.contains('/') || Path::new(arg).exists())
+        })
+}
+
 /// `text` with every `${VAR}` replaced by the variable's value (empty when unset).
 fn expand_vars(text: &str) -> String {
     let mut out = String::new();
@@ -491,6 +557,7 @@ mod tests {
             ok.level("expert").unwrap(),
             LevelConfig::External {
                 avoid_early_pass: None,
+                only_if_present: None,
                 ..
             }
         ));
@@ -502,6 +569,7 @@ mod tests {
             off.level("x").unwrap(),
             LevelConfig::External {
                 avoid_early_pass: Some(false),
+                only_if_present: None,
                 ..
             }
         ));
@@ -551,5 +619,44 @@ mod tests {
         }
         assert_eq!(expanded[6], "/abs/path");
         assert_eq!(expand_vars("a${B"), "a${B");
+    }
+
+    #[test]
+    fn presence_needs_the_program_and_every_path_argument() {
+        let command = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        assert!(is_present(&command(&["sh", "-c", "true"])));
+        assert!(!is_present(&command(&["no-such-engine-anywhere", "gtp"])));
+        assert!(!is_present(&command(&["/no/such/katago", "gtp"])));
+        assert!(!is_present(&command(&["sh", "-model", ""])));
+        assert!(!is_present(&command(&["sh", "-model", "/no/such/net.bin.gz"])));
+        assert!(is_present(&command(&["sh", "-config", "/dev/null"])));
+        assert!(!is_present(&[]));
+    }
+
+    #[test]
+    fn a_level_only_if_present_is_its_fallback_without_the_engine() {
+        let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
+                    [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
+                    fallback = [\"mcts\"]\nonly_if_present = true\n";
+        let config = parse(text).unwrap().with_search_overrides(Some(77), Some(1));
+        let hard = config.level("hard").unwrap();
+        assert!(std::ptr::eq(hard.effective(&config), config.level("mcts").unwrap()));
+        let present = text.replace("/no/such/katago", "sh");
+        let config_present = parse(&present).unwrap();
+        let hard_present = config_present.level("hard").unwrap();
+        assert!(std::ptr::eq(hard_present.effective(&config_present), hard_present));
+        assert_eq!(
+            hard.effective(&config),
+            &LevelConfig::Mcts {
+                playouts: Some(77),
+                threads: Some(1),
+                max_nodes: None,
+                resign_threshold: None,
+                seed: None,
+                exploration: None,
+                rave_equivalence: None,
+                expand_after: None,
+            }
+        );
     }
 }

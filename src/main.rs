@@ -222,13 +222,12 @@ fn main() -> ExitCode {
 
 fn run_gtp(args: GtpArgs) -> ExitCode {
     let config = match Config::load(args.config.as_deref()) {
-        Ok(config) => config,
+        Ok(config) => config.with_search_overrides(args.playouts, args.threads),
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
         Ok(level_config) => level_config
-            .with_overrides(args.playouts, args.threads)
             .build(&config),
         Err(e) => return fail(&e),
     };
