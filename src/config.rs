@@ -309,7 +309,11 @@ impl Config {
 
     /// These levels with `--playouts` and `--threads` applied to every search level, fallbacks
     /// included.
-    pub fn with_search_overrides(mut self, playouts: Option<u64>, threads: Option<usize>) -> Config {
+    pub fn with_search_overrides(
+        mut self,
+        playouts: Option<u64>,
+        threads: Option<usize>,
+    ) -> Config {
         for level in self.levels.values_mut() {
             *level = level.with_overrides(playouts, threads);
         }
@@ -447,7 +451,8 @@ pub fn is_present(command: &[String]) -> bool {
     };
     program_found
         && args.iter().all(|arg| {
-            !arg.is_empty() && (arg.starts_with('-') || !arg.contains('/') || Path::new(arg).exists())
+            !arg.is_empty()
+                && (arg.starts_with('-') || !arg.contains('/') || Path::new(arg).exists())
         })
 }
 
@@ -628,7 +633,11 @@ mod tests {
         assert!(!is_present(&command(&["no-such-engine-anywhere", "gtp"])));
         assert!(!is_present(&command(&["/no/such/katago", "gtp"])));
         assert!(!is_present(&command(&["sh", "-model", ""])));
-        assert!(!is_present(&command(&["sh", "-model", "/no/such/net.bin.gz"])));
+        assert!(!is_present(&command(&[
+            "sh",
+            "-model",
+            "/no/such/net.bin.gz"
+        ])));
         assert!(is_present(&command(&["sh", "-config", "/dev/null"])));
         assert!(!is_present(&[]));
     }
@@ -638,13 +647,21 @@ mod tests {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
                     fallback = [\"mcts\"]\nonly_if_present = true\n";
-        let config = parse(text).unwrap().with_search_overrides(Some(77), Some(1));
+        let config = parse(text)
+            .unwrap()
+            .with_search_overrides(Some(77), Some(1));
         let hard = config.level("hard").unwrap();
-        assert!(std::ptr::eq(hard.effective(&config), config.level("mcts").unwrap()));
+        assert!(std::ptr::eq(
+            hard.effective(&config),
+            config.level("mcts").unwrap()
+        ));
         let present = text.replace("/no/such/katago", "sh");
         let config_present = parse(&present).unwrap();
         let hard_present = config_present.level("hard").unwrap();
-        assert!(std::ptr::eq(hard_present.effective(&config_present), hard_present));
+        assert!(std::ptr::eq(
+            hard_present.effective(&config_present),
+            hard_present
+        ));
         assert_eq!(
             hard.effective(&config),
             &LevelConfig::Mcts {

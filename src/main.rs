@@ -227,8 +227,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => level_config
-            .build(&config),
+        Ok(level_config) => level_config.build(&config),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");
