@@ -224,3 +224,14 @@ fn a_search_level_reports_its_root_moves_in_genmove_analyze() {
     );
     assert_eq!(engine.read_line(), "");
 }
+
+#[test]
+fn closing_stdin_ends_a_running_analysis_and_the_engine() {
+    let mut engine = common::Gtp::tengen("medium");
+    engine.ok("boardsize 9");
+    engine.send_raw("lz-analyze b 10\n");
+    assert_eq!(engine.read_line(), "=");
+    assert!(engine.read_line().starts_with("info move "));
+    // The GUI goes away: no more input, ever.
+    assert_eq!(engine.close(), Some(0));
+}

@@ -259,6 +259,10 @@ impl Reader {
         if !line.is_empty() || too_long {
             let _ = self.send_line(&mut line, &mut too_long, &mut open_stream);
         }
+        // The controller has gone: an analysis still streaming must end too.
+        if open_stream {
+            self.streams.close();
+        }
     }
 
     /// Passes one line on; `open_stream` says whether the last command passed on was an
