@@ -40,10 +40,11 @@ enum Command {
     Regress(RegressArgs),
     /// Learn move-pattern gammas (Coulom's MM) from SGF game records.
     TrainPatterns(TrainArgs),
-    /// Speak KataGo's JSON analysis protocol on stdin/stdout (for KaTrain), with tengen's
-    /// search. Takes KataGo's flags: -config FILE (numAnalysisThreads, numSearchThreads,
-    /// maxVisits, maxTime, reportAnalysisWinratesAs are read) and -override-config K=V,...;
-    /// -model and other flags are accepted and ignored.
+    /// Speak KataGo's JSON analysis protocol on stdin/stdout (for KaTrain).
+    ///
+    /// Answered by tengen's own search. Takes KataGo's flags: -config FILE
+    /// (numAnalysisThreads, numSearchThreads, maxVisits, maxTime, reportAnalysisWinratesAs are
+    /// read) and -override-config K=V,...; -model and other flags are accepted and ignored.
     Analysis(AnalysisArgs),
 }
 
