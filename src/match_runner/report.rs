@@ -1,12 +1,12 @@
 //! What a match produced: one record per game, the summary table and its JSON form.
 
 use std::fmt;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use serde::Serialize;
 
 use super::MatchOptions;
-use super::play::{Ending, Fault, PlayedGame, slot};
+use super::play::{Ending, Fault, PlayedGame};
 use super::stats::{Sprt, Tally, Verdict};
 use crate::board::Color;
 
@@ -63,8 +63,8 @@ impl GameRecord {
             _ => None,
         };
         let per_engine = |values: [f64; 2]| {
-            let a = values[slot(a_colour)];
-            let b = values[slot(a_colour.opponent())];
+            let a = values[a_colour.index()];
+            let b = values[a_colour.opponent().index()];
             [a, b]
         };
         let seconds = per_engine(played.thinking.map(|d| d.as_secs_f64()));
@@ -423,39 +423,9 @@ pub fn distinct_names([a, b]: [String; 2]) -> [String; 2] {
     }
 }
 
-/// Today's date (UTC) as SGF's `DT` writes it.
-pub fn today() -> String {
-    let days = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() / 86_400) as i64;
-    let (y, m, d) = civil_from_days(days);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The proleptic Gregorian date `days` days after 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
-        assert_eq!(civil_from_days(20_780), (2026, 11, 23));
-    }
 
     #[test]
     fn same_names_are_told_apart() {

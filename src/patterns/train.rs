@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
 use std::path::PathBuf;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -151,7 +151,7 @@ pub fn run(options: &TrainOptions, out: &mut dyn Write) -> Result<(), TrainError
         "tengen move-pattern gammas: `GROUP VALUE GAMMA` (see src/patterns/table.rs),".into(),
         format!(
             "learned by `tengen train-patterns` (Coulom 2007 MM) on {}.",
-            date()
+            crate::sgf::today()
         ),
         format!("records: {}", join(&options.records)),
         format!(
@@ -315,40 +315,4 @@ fn sizes(games: &BTreeMap<usize, usize>) -> String {
         .map(|(size, n)| format!("{n} {size}x{size}"))
         .collect();
     parts.join(", ")
-}
-
-/// Today's date (UTC) as `YYYY-MM-DD`.
-fn date() -> String {
-    let secs = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-/// The proleptic Gregorian date of a day number counted from 1970-01-01 (the well-known
-/// era-based conversion).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert_eq!(civil_from_days(-1), (1969, 12, 31));
-    }
 }
