@@ -262,11 +262,11 @@ impl Crew {
         }
         let (result, how) = match &played.ending {
             Ending::Resigned(c) => (
-                format!("{}+R", letter(c.opponent())),
+                format!("{}+R", c.opponent().letter()),
                 format!("{} resigned", color_name(*c)),
             ),
             Ending::Forfeit(c, fault) => (
-                format!("{}+{}", letter(c.opponent()), fault.result_letter()),
+                format!("{}+{}", c.opponent().letter(), fault.result_letter()),
                 format!(
                     "{} ({}) lost: {}",
                     color_name(*c),
@@ -294,7 +294,7 @@ impl Crew {
             &RecordInfo {
                 black: black_name,
                 white: white_name,
-                date: &report::today(),
+                date: &sgf::today(),
                 result: &result,
                 rules: "Chinese",
                 comment: &how,
@@ -320,14 +320,6 @@ impl PlayedGame {
             thinking: [Duration::ZERO; 2],
             generated: [0; 2],
         }
-    }
-}
-
-/// `B` or `W`.
-fn letter(c: Color) -> char {
-    match c {
-        Color::Black => 'B',
-        Color::White => 'W',
     }
 }
 

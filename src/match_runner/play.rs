@@ -93,14 +93,6 @@ pub struct PlayedGame {
     pub generated: [usize; 2],
 }
 
-/// The index of a colour in per-colour arrays.
-pub fn slot(c: Color) -> usize {
-    match c {
-        Color::Black => 0,
-        Color::White => 1,
-    }
-}
-
 /// Plays one game: `black` and `white` are the two engines (already started).
 pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> PlayedGame {
     let mut played = PlayedGame {
@@ -111,7 +103,7 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
     };
     let engines = [black, white];
     for c in [Color::Black, Color::White] {
-        if let Err(fault) = prepare(engines[slot(c)], setup) {
+        if let Err(fault) = prepare(engines[c.index()], setup) {
             played.ending = Ending::Forfeit(c, fault);
             return played;
         }
@@ -125,7 +117,7 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
             break;
         }
         for engine in [Color::Black, Color::White] {
-            if let Err(fault) = tell(engines[slot(engine)], c, mv, setup) {
+            if let Err(fault) = tell(engines[engine.index()], c, mv, setup) {
                 played.ending = Ending::Forfeit(engine, fault);
                 return played;
             }
@@ -142,17 +134,17 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
             return played;
         }
         let c = played.game.to_move();
-        let clock = clocks.as_mut().map(|clocks| &mut clocks[slot(c)]);
-        let answer = generate(engines[slot(c)], c, setup.size, clock, setup);
-        played.generated[slot(c)] += 1;
+        let clock = clocks.as_mut().map(|clocks| &mut clocks[c.index()]);
+        let answer = generate(engines[c.index()], c, setup.size, clock, setup);
+        played.generated[c.index()] += 1;
         let mv = match answer {
             Ok((Answer::Resign, elapsed)) => {
-                played.thinking[slot(c)] += elapsed;
+                played.thinking[c.index()] += elapsed;
                 played.ending = Ending::Resigned(c);
                 return played;
             }
             Ok((Answer::Move(mv), elapsed)) => {
-                played.thinking[slot(c)] += elapsed;
+                played.thinking[c.index()] += elapsed;
                 if let Err(why) = played.game.play(c, mv) {
                     let vertex = mv.to_vertex(setup.size);
                     let fault = Fault::Illegal(format!("played the illegal move {vertex} ({why})"));
@@ -166,7 +158,7 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
                 return played;
             }
         };
-        if let Err(fault) = tell(engines[slot(c.opponent())], c, mv, setup) {
+        if let Err(fault) = tell(engines[c.opponent().index()], c, mv, setup) {
             played.ending = Ending::Forfeit(c.opponent(), fault);
             return played;
         }
@@ -200,7 +192,7 @@ fn prepare(engine: &mut Client, setup: &GameSetup) -> Result<(), Fault> {
 
 /// Tells `engine` that `c` played `mv`.
 fn tell(engine: &mut Client, c: Color, mv: Move, setup: &GameSetup) -> Result<(), Fault> {
-    let command = format!("play {} {}", color_word(c), mv.to_vertex(setup.size));
+    let command = format!("play {c} {}", mv.to_vertex(setup.size));
     engine
         .send(&command, Some(setup.move_timeout))
         .map(|_| ())
@@ -223,7 +215,7 @@ fn generate(
     let timeout = match &clock {
         Some(clock) => {
             let (seconds, stones) = clock.time_left();
-            let command = format!("time_left {} {seconds} {stones}", color_word(c));
+            let command = format!("time_left {c} {seconds} {stones}");
             if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
                 debug!("{}: {command}: {e}", engine.label());
             }
@@ -233,7 +225,7 @@ fn generate(
     };
     let started = Instant::now();
     let text = engine
-        .send(&format!("genmove {}", color_word(c)), Some(timeout))
+        .send(&format!("genmove {c}"), Some(timeout))
         .map_err(|e| Fault::from_error(&e))?;
     let elapsed = started.elapsed();
     if let Some(clock) = clock
@@ -251,12 +243,4 @@ fn generate(
     let mv = Move::parse(word, size)
         .map_err(|_| Fault::Illegal(format!("answered `{word}`, which is not a move")))?;
     Ok((Answer::Move(mv), elapsed))
-}
-
-/// `black` or `white`.
-pub fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
 }

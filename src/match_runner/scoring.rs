@@ -6,7 +6,7 @@ use std::time::Duration;
 use log::warn;
 
 use super::engine::Engine;
-use super::play::{PlayedGame, color_word};
+use super::play::PlayedGame;
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
 use crate::gtp::client::{Client, ClientError};
 
@@ -63,7 +63,7 @@ fn referee_score(played: &PlayedGame, referee: &mut Engine) -> Result<String, St
     commands.extend(
         game.moves()
             .iter()
-            .map(|&(c, mv)| format!("play {} {}", color_word(c), mv.to_vertex(size))),
+            .map(|&(c, mv)| format!("play {c} {}", mv.to_vertex(size))),
     );
     for command in &commands {
         send(client, command).map_err(|e| format!("`{command}`: {e}"))?;

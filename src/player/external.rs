@@ -411,10 +411,9 @@ fn ask(
         pass_on_clock(child, clock, color).map_err(failure)?;
     }
     let budget = deadline.saturating_duration_since(Instant::now());
-    let word = color_word(color);
     let answer = child
         .client
-        .send(&format!("genmove {word}"), Some(budget))
+        .send(&format!("genmove {color}"), Some(budget))
         .map_err(failure)?;
     accept(child, game, color, &answer, limits.may_resign)
 }
@@ -527,15 +526,17 @@ fn reconsider_pass(
     );
     // The child has played its pass: syncing with `game` takes it back.
     sync(child, game).map_err(failure)?;
-    let word = color_word(color);
     // KataGo can leave pass out of the search altogether.
     let avoid = if command.starts_with("kata-") {
-        format!(" avoid {word} pass 1")
+        format!(" avoid {color} pass 1")
     } else {
         String::new()
     };
     let budget = deadline.saturating_duration_since(Instant::now());
-    let request = format!("{command} {word} {}{avoid}", early_pass::REPORT_INTERVAL_CS);
+    let request = format!(
+        "{command} {color} {}{avoid}",
+        early_pass::REPORT_INTERVAL_CS
+    );
     let text = match child.client.send(&request, Some(budget)) {
         Ok(text) => text,
         Err(ClientError::Refused(why)) => {
@@ -668,7 +669,7 @@ fn sync(child: &mut Child, game: &Game) -> Result<(), ClientError> {
         let vertex = mv.to_vertex(game.size());
         child
             .client
-            .send(&format!("play {} {vertex}", color_word(c)), timeout)?;
+            .send(&format!("play {} {vertex}", c), timeout)?;
         mirror.moves.push((c, mv));
     }
     child.mirror = Some(mirror);
@@ -687,18 +688,10 @@ fn reset(client: &mut Client, start: &Mirror) -> Result<(), ClientError> {
         client.send(&format!("set_free_handicap {}", points.join(" ")), timeout)?;
     } else {
         for &(p, c) in &start.setup {
-            client.send(&format!("play {} {}", color_word(c), vertex(p)), timeout)?;
+            client.send(&format!("play {c} {}", vertex(p)), timeout)?;
         }
     }
     Ok(())
-}
-
-/// `black` or `white`.
-fn color_word(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
 }
 
 #[cfg(all(test, unix))]
