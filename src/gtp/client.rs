@@ -179,15 +179,10 @@ impl Client {
         command: &str,
         timeout: Option<Duration>,
     ) -> Result<String, ClientError> {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.write_command(command)?;
         let gone = || ClientError::Gone {
             command: command.to_string(),
         };
-        let stdin = self.stdin.as_mut().ok_or_else(gone)?;
-        writeln!(stdin, "{id} {command}")
-            .and_then(|()| stdin.flush())
-            .map_err(|_| gone())?;
         let deadline = timeout.map(|t| Instant::now() + t);
         loop {
             let event = match deadline {
@@ -235,15 +230,10 @@ impl Client {
         deadline: Option<Instant>,
         on_line: &mut dyn FnMut(&str) -> bool,
     ) -> Result<(), ClientError> {
-        let id = self.next_id;
-        self.next_id += 1;
+        let id = self.write_command(command)?;
         let gone = || ClientError::Gone {
             command: command.to_string(),
         };
-        let stdin = self.stdin.as_mut().ok_or_else(gone)?;
-        writeln!(stdin, "{id} {command}")
-            .and_then(|()| stdin.flush())
-            .map_err(|_| gone())?;
         let mut asked_to_end: Option<Instant> = None;
         let mut forwarding = true;
         loop {
@@ -278,6 +268,20 @@ impl Client {
                 Err(RecvTimeoutError::Disconnected) => return Err(gone()),
             }
         }
+    }
+
+    /// Writes `command` with the next id and returns the id.
+    fn write_command(&mut self, command: &str) -> Result<u64, ClientError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let gone = || ClientError::Gone {
+            command: command.to_string(),
+        };
+        let stdin = self.stdin.as_mut().ok_or_else(gone)?;
+        writeln!(stdin, "{id} {command}")
+            .and_then(|()| stdin.flush())
+            .map_err(|_| gone())?;
+        Ok(id)
     }
 
     /// Whether the child is still running.
