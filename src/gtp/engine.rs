@@ -183,10 +183,7 @@ impl Engine {
         stop: Arc<AtomicBool>,
         out: &mut dyn FnMut(&str) -> bool,
     ) {
-        let line = std::iter::once(command.name.as_str())
-            .chain(command.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = command.text();
         if self
             .player
             .stream_analysis(&self.game, &command.name, &line, &stop, out)
@@ -405,10 +402,7 @@ impl Engine {
     ) -> Result<(), GtpError> {
         let analysis = analyze::parse_genmove(&command.name, &command.args, self.game.size())?;
         let color = analysis.color.unwrap_or_else(|| self.game.to_move());
-        let line = std::iter::once(command.name.as_str())
-            .chain(command.args.iter().map(String::as_str))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let line = command.text();
         let mut streamed = 0;
         let vertex = self.generate(
             color,

@@ -14,6 +14,16 @@ pub struct Command {
     pub args: Vec<String>,
 }
 
+impl Command {
+    /// The command as a line without its id: the name and the arguments.
+    pub fn text(&self) -> String {
+        std::iter::once(self.name.as_str())
+            .chain(self.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
 /// Applies the spec's preprocessing to one input line (§3.1): control characters other than
 /// HT and LF removed, everything from `#` on cut, HT turned into SPACE. Returns `None` for a
 /// line that is then empty or white space only (it gets no response).
@@ -125,6 +135,7 @@ mod tests {
         assert_eq!(c.id.as_deref(), Some("12"));
         assert_eq!(c.name, "play");
         assert_eq!(c.args, vec!["b", "d4"]);
+        assert_eq!(c.text(), "play b d4");
         let c = parse("name");
         assert_eq!((c.id, c.name.as_str(), c.args.len()), (None, "name", 0));
         let c = parse("99999999999999999999999 name");
