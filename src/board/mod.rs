@@ -5,6 +5,8 @@
 //! The board is a fixed-size `Copy`-able struct, so a playout copies it and allocates nothing.
 
 mod color;
+mod grid;
+mod shape3;
 pub mod playout;
 mod point;
 mod zobrist;
@@ -12,6 +14,7 @@ mod zobrist;
 pub use color::{Color, ParseColorError};
 pub use point::{MAX_CELLS, MAX_SIZE, MAX_STRIDE, MIN_SIZE, Move, Point, VertexError};
 
+use grid::Grid;
 use zobrist::KEYS;
 
 /// What occupies a cell of the padded board.
@@ -153,25 +156,25 @@ const MARK_WORDS: usize = MAX_CELLS.div_ceil(64);
 pub struct Board {
     size: usize,
     stride: usize,
-    cells: [Cell; MAX_CELLS],
+    cells: Grid<Cell>,
     /// Per cell: how many of its four neighbours are black, white, empty and border, one byte
     /// lane each (see [`lane`]). Eye and suicide tests read one word instead of four cells.
-    nbrs: [u32; MAX_CELLS],
+    nbrs: Grid<u32>,
     /// Per cell: its 3x3 neighbourhood, two bits (the `Cell` value) per neighbour in
     /// [`PATTERN_OFFSETS`] order from the low bits, kept up to date as stones come and go.
-    pattern3: [u16; MAX_CELLS],
+    pattern3: Grid<u16>,
     /// For a stone: the head point of its string.
-    head: [u16; MAX_CELLS],
+    head: Grid<u16>,
     /// For a stone: the next stone of its string (a ring).
-    next: [u16; MAX_CELLS],
+    next: Grid<u16>,
     /// For a string head: its pseudo-liberties (see [`PseudoLibs`]).
-    libs: [PseudoLibs; MAX_CELLS],
+    libs: Grid<PseudoLibs>,
     /// For a string head: its number of stones.
-    stones: [u16; MAX_CELLS],
+    stones: Grid<u16>,
     /// The empty points, in no particular order.
     empties: [u16; MAX_SIZE * MAX_SIZE],
     /// For an empty point: its index in `empties`.
-    empty_pos: [u16; MAX_CELLS],
+    empty_pos: Grid<u16>,
     n_empty: usize,
     /// The simple-ko point and the colour that may not play there on the next move.
     ko: Option<(Point, Color)>,
@@ -191,15 +194,15 @@ impl Board {
         let mut board = Board {
             size,
             stride,
-            cells: [Cell::Border; MAX_CELLS],
-            nbrs: [0; MAX_CELLS],
-            pattern3: [0; MAX_CELLS],
-            head: [0; MAX_CELLS],
-            next: [0; MAX_CELLS],
-            libs: [PseudoLibs::NONE; MAX_CELLS],
-            stones: [0; MAX_CELLS],
+            cells: Grid::filled(Cell::Border),
+            nbrs: Grid::filled(0),
+            pattern3: Grid::filled(0),
+            head: Grid::filled(0),
+            next: Grid::filled(0),
+            libs: Grid::filled(PseudoLibs::NONE),
+            stones: Grid::filled(0),
             empties: [0; MAX_SIZE * MAX_SIZE],
-            empty_pos: [0; MAX_CELLS],
+            empty_pos: Grid::filled(0),
             n_empty: 0,
             ko: None,
             hash: 0,
@@ -249,14 +252,14 @@ impl Board {
         let used = src.stride * src.stride;
         self.size = src.size;
         self.stride = src.stride;
-        self.cells[..used].copy_from_slice(&src.cells[..used]);
-        self.nbrs[..used].copy_from_slice(&src.nbrs[..used]);
-        self.pattern3[..used].copy_from_slice(&src.pattern3[..used]);
-        self.head[..used].copy_from_slice(&src.head[..used]);
-        self.next[..used].copy_from_slice(&src.next[..used]);
-        self.libs[..used].copy_from_slice(&src.libs[..used]);
-        self.stones[..used].copy_from_slice(&src.stones[..used]);
-        self.empty_pos[..used].copy_from_slice(&src.empty_pos[..used]);
+        self.cells.copy_prefix(&src.cells, used);
+        self.nbrs.copy_prefix(&src.nbrs, used);
+        self.pattern3.copy_prefix(&src.pattern3, used);
+        self.head.copy_prefix(&src.head, used);
+        self.next.copy_prefix(&src.next, used);
+        self.libs.copy_prefix(&src.libs, used);
+        self.stones.copy_prefix(&src.stones, used);
+        self.empty_pos.copy_prefix(&src.empty_pos, used);
         self.empties[..src.n_empty].copy_from_slice(&src.empties[..src.n_empty]);
         self.n_empty = src.n_empty;
         self.ko = src.ko;
@@ -427,9 +430,11 @@ impl Board {
     /// Whether a stone of `c` on the empty point `p` would have no liberty and capture nothing.
     #[inline]
     pub fn is_suicide(&self, p: Point, c: Color) -> bool {
-        if lane::count(self.nbrs[p.index()], Cell::Empty) > 0 {
-            return false;
-        }
+        lane::count(self.nbrs[p.index()], Cell::Empty) == 0 && self.is_suicide_when_enclosed(p, c)
+    }
+
+    /// [`Board::is_suicide`] for a point without an empty neighbour.
+    fn is_suicide_when_enclosed(&self, p: Point, c: Color) -> bool {
         let own = Cell::from(c);
         for n in self.neighbors(p) {
             let cell = self.cells[n.index()];
@@ -446,21 +451,25 @@ impl Board {
     }
 
     /// Whether the empty point `p` is an eye of `c`: every neighbour is `c` (or the edge) and
-    /// the opponent does not hold enough diagonals to make it false.
+    /// the opponent does not hold enough diagonals to make it false. O(1) on the 3x3 code.
     #[inline]
     pub fn is_eye(&self, p: Point, c: Color) -> bool {
-        let w = self.nbrs[p.index()];
-        let border = lane::count(w, Cell::Border);
-        if lane::count(w, Cell::from(c)) + border != 4 {
-            return false;
+        shape3::is_eye(self.pattern3[p.index()], c)
+    }
+
+    /// Whether `c` may play on the empty point `p` (no simple ko, no suicide) and the point is
+    /// not `c`'s own eye: the moves random playouts choose from. One look at the 3x3 code
+    /// settles the usual case of a point with an empty neighbour.
+    #[inline]
+    pub fn is_sensible(&self, p: Point, c: Color) -> bool {
+        let code = self.pattern3[p.index()];
+        if self.ko == Some((p, c)) {
+            false
+        } else if shape3::has_empty_side(code) {
+            true
+        } else {
+            !shape3::is_eye(code, c) && !self.is_suicide_when_enclosed(p, c)
         }
-        let opp = Cell::from(c.opponent());
-        let bad = self
-            .diagonals(p)
-            .iter()
-            .filter(|d| self.cells[d.index()] == opp)
-            .count();
-        bad < if border > 0 { 1 } else { 2 }
     }
 
     /// Whether a stone of `c` on the empty point `p` would leave its string with one liberty
@@ -708,16 +717,23 @@ impl Board {
         let old = self.cells[i];
         self.cells[i] = cell;
         let s = self.stride;
+        // Lanes never leave 0..=4, so one wrapping delta moves a unit between two lanes.
+        let delta = lane::ONE[cell as usize].wrapping_sub(lane::ONE[old as usize]);
         for n in [i - s, i - 1, i + 1, i + s] {
-            self.nbrs[n] = lane::moved(self.nbrs[n], old, cell);
+            self.nbrs[n] = self.nbrs[n].wrapping_add(delta);
         }
-        // Cell `i` is neighbour `k` of the cell in the opposite direction, which sees it as
-        // its neighbour `7 - k` (the offsets list is symmetric).
         let change = (old as u16) ^ (cell as u16);
-        for (k, &(dx, dy)) in PATTERN_OFFSETS.iter().enumerate() {
-            let q = (i as isize + dy * s as isize + dx) as usize;
-            self.pattern3[q] ^= change << (2 * (7 - k));
-        }
+        // Cell `i` is neighbour `k` of the cell at offset `-k` from it, which sees `i` as its
+        // neighbour `7 - k` (the offsets list is symmetric): the cell below-left sees `i` as
+        // its upper-right neighbour (field 2), and so on.
+        self.pattern3[i - s - 1] ^= change << 4;
+        self.pattern3[i - s] ^= change << 2;
+        self.pattern3[i - s + 1] ^= change;
+        self.pattern3[i - 1] ^= change << 8;
+        self.pattern3[i + 1] ^= change << 6;
+        self.pattern3[i + s - 1] ^= change << 14;
+        self.pattern3[i + s] ^= change << 12;
+        self.pattern3[i + s + 1] ^= change << 10;
     }
 
     #[inline]
@@ -806,7 +822,7 @@ impl Board {
 
 /// Iterator over the stones of one string.
 pub struct StringStones<'a> {
-    next: &'a [u16; MAX_CELLS],
+    next: &'a Grid<u16>,
     start: u16,
     current: Option<u16>,
 }

@@ -74,8 +74,7 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
         return Some(p);
     }
     first_from(board, start, |p| {
-        !board.is_eye(p, c)
-            && board.legality(p, c).is_ok()
+        board.is_sensible(p, c)
             && (policy == Policy::Light
                 || board
                     .self_atari_size(p, c)

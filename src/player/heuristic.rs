@@ -54,7 +54,7 @@ impl Player for HeuristicPlayer {
         let eval = Evaluator::new(game, color, &mut reader);
         let mut candidates: Vec<(f32, Point)> = Vec::with_capacity(board.empty_count());
         for p in board.empty_points() {
-            if board.is_eye(p, color) || board.legality(p, color).is_err() {
+            if !board.is_sensible(p, color) {
                 continue;
             }
             if let Some(score) = eval.score(p, &mut reader)
@@ -74,10 +74,12 @@ impl Player for HeuristicPlayer {
 }
 
 /// Ladder reading on board copies, within a budget of copies. Whatever the budget does not
-/// let it read out is taken to end well for the defender.
+/// let it read out is taken to end well for the defender. The copies live on the heap and are
+/// reused, so deep readings do not pile boards up on the stack.
 struct Reader {
     left_for_move: u32,
     left_for_read: u32,
+    spare: Vec<Box<Board>>,
 }
 
 impl Reader {
@@ -85,6 +87,7 @@ impl Reader {
         Reader {
             left_for_move: NODES_PER_MOVE,
             left_for_read: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -104,14 +107,27 @@ impl Reader {
         true
     }
 
-    /// `board` after `c` plays the legal move `p`, if the budget allows a copy.
-    fn after(&mut self, board: &Board, p: Point, c: Color) -> Option<Board> {
+    /// `board` after `c` plays the legal move `p`, if the budget allows a copy. Hand the copy
+    /// back with [`Reader::recycle`] when done.
+    fn after(&mut self, board: &Board, p: Point, c: Color) -> Option<Box<Board>> {
         if !self.node() {
             return None;
         }
-        let mut b = board.clone();
+        let mut b = match self.spare.pop() {
+            Some(mut b) => {
+                b.copy_from(board);
+                b
+            }
+            None => Box::new(board.clone()),
+        };
         b.play(p, c);
         Some(b)
+    }
+
+    /// Keeps a copy made by [`Reader::after`] for reuse, returning `result`.
+    fn recycle<T>(&mut self, b: Box<Board>, result: T) -> T {
+        self.spare.push(b);
+        result
     }
 
     /// Whether the string on `s`, with one liberty and its owner to move, gets out: by
@@ -135,11 +151,12 @@ impl Reader {
         let Some(b) = self.after(board, l, def) else {
             return true;
         };
-        match b.liberties(s) {
+        let saved = match b.liberties(s) {
             0 | 1 => false,
             2 => !self.kills(&b, s, depth - 1),
             _ => true,
-        }
+        };
+        self.recycle(b, saved)
     }
 
     /// Whether the attacker, to move, captures the string on `s` (two liberties) by
@@ -165,7 +182,8 @@ impl Reader {
             let Some(b) = self.after(board, l, att) else {
                 return false;
             };
-            if !self.saved(&b, s, depth - 1) {
+            let saved = self.saved(&b, s, depth - 1);
+            if !self.recycle(b, saved) {
                 return true;
             }
         }
@@ -617,11 +635,12 @@ impl<'a> Evaluator<'a> {
         let Some(b) = reader.after(self.board, p, self.me) else {
             return true;
         };
-        match b.liberties(p) {
+        let escapes = match b.liberties(p) {
             0 | 1 => false,
             2 => !reader.kills(&b, p, READ_DEPTH),
             _ => true,
-        }
+        };
+        reader.recycle(b, escapes)
     }
 
     /// Whether `me` playing `p` (two liberties or more) is a stone the opponent captures.
@@ -635,7 +654,9 @@ impl<'a> Evaluator<'a> {
         let Some(b) = reader.after(self.board, p, self.me) else {
             return false;
         };
-        b.color_at(target) != Some(self.me.opponent()) || !reader.saved(&b, target, READ_DEPTH)
+        let catches =
+            b.color_at(target) != Some(self.me.opponent()) || !reader.saved(&b, target, READ_DEPTH);
+        reader.recycle(b, catches)
     }
 
     /// The points that `p` would bring nearer to `me` than to the opponent (or take from

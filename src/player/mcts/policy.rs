@@ -182,8 +182,7 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
     let mut k = start;
     loop {
         let p = board.empty_at(k);
-        if !board.is_eye(p, c)
-            && board.legality(p, c).is_ok()
+        if board.is_sensible(p, c)
             && board
                 .self_atari_size(p, c)
                 .is_none_or(|s| s <= MAX_THROW_IN)

@@ -387,7 +387,7 @@ fn children_of(
     out: &mut Vec<NewChild>,
 ) {
     for p in board.empty_points() {
-        if !board.is_eye(p, c) && board.legality(p, c).is_ok() {
+        if board.is_sensible(p, c) {
             out.push(priors::stone(board, p, c, last, scratch));
         }
     }
