@@ -245,6 +245,7 @@ fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Me
         threads,
         resign_threshold: 0.0,
         seed: Some(1),
+        early_stop: false,
         ..MctsSettings::default()
     });
     let limits = Limits {

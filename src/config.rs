@@ -112,6 +112,7 @@ impl LevelConfig {
                     exploration: exploration.unwrap_or(defaults.exploration),
                     rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
                     expand_after: expand_after.unwrap_or(defaults.expand_after),
+                    ..defaults
                 }))
             }
             LevelConfig::External {

@@ -65,7 +65,10 @@ mod tests {
         }
         let mut b = Grid::filled(7u16);
         b.copy_prefix(&a, 10);
-        assert_eq!((0..MAX_CELLS).map(|i| a[i] as usize).sum::<usize>(), MAX_CELLS * (MAX_CELLS - 1) / 2);
+        assert_eq!(
+            (0..MAX_CELLS).map(|i| a[i] as usize).sum::<usize>(),
+            MAX_CELLS * (MAX_CELLS - 1) / 2
+        );
         assert_eq!(b[9], 9);
         assert_eq!(b[10], 7);
     }

@@ -6,9 +6,9 @@
 
 mod color;
 mod grid;
-mod shape3;
 pub mod playout;
 mod point;
+mod shape3;
 mod zobrist;
 
 pub use color::{Color, ParseColorError};
@@ -91,12 +91,6 @@ mod lane {
     #[inline]
     pub fn count(w: u32, cell: Cell) -> u32 {
         (w >> (8 * cell as u32)) & 0xff
-    }
-
-    /// The word after one neighbour changed from `from` to `to`.
-    #[inline]
-    pub fn moved(w: u32, from: Cell, to: Cell) -> u32 {
-        w - ONE[from as usize] + ONE[to as usize]
     }
 }
 

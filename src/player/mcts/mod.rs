@@ -59,6 +59,9 @@ pub struct MctsSettings {
     pub rave_equivalence: f32,
     /// Visits a node needs before it is expanded.
     pub expand_after: u32,
+    /// Whether a search ends once its most visited move can no longer be overtaken. Play
+    /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
+    pub early_stop: bool,
 }
 
 impl Default for MctsSettings {
@@ -72,6 +75,7 @@ impl Default for MctsSettings {
             exploration: Params::default().exploration,
             rave_equivalence: Params::default().rave_equivalence,
             expand_after: Params::default().expand_after,
+            early_stop: true,
         }
     }
 }
@@ -272,7 +276,7 @@ impl Player for MctsPlayer {
             max_playouts,
             limits,
             seed: self.seed,
-            early_stop: true,
+            early_stop: self.settings.early_stop,
             tally: None,
         };
         let reused = self.reuse_tree(game, color);
