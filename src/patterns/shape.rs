@@ -59,7 +59,7 @@ pub fn raw_code(board: &Board, p: Point, to_move: Color) -> u32 {
 
 /// A 3x3 code with the colours of its stones swapped (1 and 2 exchanged in every field).
 #[inline]
-fn swap_colours(code: u16) -> u16 {
+pub fn swap_colours(code: u16) -> u16 {
     let low = code & 0x5555;
     let high = (code >> 1) & 0x5555;
     (low << 1) | high

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod ladder;
+mod local_shape;
 pub mod policy;
 mod priors;
 mod root_tally;

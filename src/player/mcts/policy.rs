@@ -1,6 +1,6 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
-//! atari, save an own string it put in atari), else play a good shape next to it (MoGo's 3x3
-//! patterns), otherwise a random move that neither fills an
+//! atari, save an own string it put in atari), else play a good shape next to it (weighted by
+//! the learned 3x3 pattern gammas), otherwise a random move that neither fills an
 //! own eye nor puts more than a few stones into atari. A mercy rule ends hopeless playouts
 //! early. Allocation-free: it plays on the board it is given.
 
@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 use crate::board::{Board, Cell, Color, Point};
 
 use super::ladder::{Scratch, escapes};
-use super::shapes;
+use super::local_shape;
 
 /// The largest string a random playout move may put into atari: throw-ins and nakade of up
 /// to three stones stay possible, bigger blunders do not.
@@ -20,6 +20,10 @@ const MAX_THROW_IN: usize = 3;
 const LOCAL_ANSWER_ODDS: u32 = 230;
 /// Out of 256: how often a playout plays a good shape next to the last move when there is one.
 const SHAPE_ODDS: u32 = 230;
+/// The least learned gamma of a shape the playout plays next to the last move. In 9x9
+/// self-play at 2000 playouts against MoGo's hand-written shapes, thresholds of 1, 2 and 4
+/// scored 57.5%, 55% and 56.5% (100 games each); 0.3 scored 49%.
+const MIN_SHAPE_GAMMA: f32 = 2.0;
 
 /// How a finished playout came out.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -112,24 +116,40 @@ fn choose(
     random_move(board, c, rng)
 }
 
-/// A random one of the empty points around the last move where `c` would make a good shape
-/// (see [`shapes`]) without self-atari.
+/// One of the empty points around the last move where `c` makes a shape whose learned gamma
+/// (see [`local_shape`]) reaches [`MIN_SHAPE_GAMMA`], chosen with probability proportional to
+/// that gamma; never an own eye or a self-atari.
 fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Option<Point> {
     let [s, w, e, n] = board.neighbors(last);
     let [sw, se, nw, ne] = board.diagonals(last);
     let mut found = [last; 8];
+    let mut weight = [0f32; 8];
     let mut count = 0;
+    let mut total = 0.0;
     for p in [s, w, e, n, sw, se, nw, ne] {
-        if board.cell(p) == Cell::Empty
-            && shapes::is_good_shape(board, p)
-            && board.legality(p, c).is_ok()
-            && board.self_atari_size(p, c).is_none()
+        if board.cell(p) != Cell::Empty {
+            continue;
+        }
+        let g = local_shape::gamma(board, p, c);
+        if g >= MIN_SHAPE_GAMMA && board.is_sensible(p, c) && board.self_atari_size(p, c).is_none()
         {
             found[count] = p;
+            weight[count] = g;
+            total += g;
             count += 1;
         }
     }
-    (count > 0).then(|| found[((u64::from(rng.next_u32()) * count as u64) >> 32) as usize])
+    if count == 0 {
+        return None;
+    }
+    let mut r = (rng.next_u32() as f32 / 4_294_967_296.0) * total;
+    for (&p, &w) in found[..count].iter().zip(&weight[..count]) {
+        r -= w;
+        if r < 0.0 {
+            return Some(p);
+        }
+    }
+    Some(found[count - 1])
 }
 
 /// A capture of the string the opponent just played, or the escape of an own string it put

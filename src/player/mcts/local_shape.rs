@@ -1,0 +1,37 @@
+//! The learned 3x3 pattern gammas (`src/patterns/gammas.txt`) as the playouts' local shape
+//! knowledge: one table over every 3x3 neighbourhood, built once, gives the gamma of a move
+//! for the player to move in one lookup.
+
+use std::sync::OnceLock;
+
+use crate::board::{Board, Color, Point};
+use crate::patterns::shape::swap_colours;
+use crate::patterns::{Group, PatternTable, class_of};
+
+/// The gamma of the 3x3 shape `c` makes by playing on the empty point `p`. Strings in atari
+/// around `p` do not count here: the playout answers those first.
+#[inline]
+pub fn gamma(board: &Board, p: Point, c: Color) -> f32 {
+    let code = board.pattern3(p);
+    let code = match c {
+        Color::Black => code,
+        Color::White => swap_colours(code),
+    };
+    table()[usize::from(code)]
+}
+
+/// Gammas by 3x3 code with Black to move. Classes the table does not list (its `rare`
+/// gamma) are weighed as 1: they are rare because they are odd, not because they are good.
+fn table() -> &'static [f32] {
+    static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let table = PatternTable::builtin();
+        let gammas = table.group(Group::Pattern);
+        (0..1u32 << 16)
+            .map(|code| {
+                let g = gammas[usize::from(class_of(code))];
+                if g == table.rare() { 1.0 } else { g }
+            })
+            .collect()
+    })
+}
