@@ -35,3 +35,42 @@ fn table() -> &'static [f32] {
             .collect()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patterns::shape::raw_code;
+
+    fn board(black: &[&str], white: &[&str]) -> Board {
+        let mut b = Board::new(9);
+        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
+            for v in stones {
+                b.play(Point::parse(v, 9).unwrap(), c);
+            }
+        }
+        b
+    }
+
+    #[test]
+    fn gammas_are_the_learned_ones_for_either_colour() {
+        let table = PatternTable::builtin();
+        let gammas = table.group(Group::Pattern);
+        let p = Point::parse("E5", 9).unwrap();
+        // A hane-like shape and the same shape with the colours swapped.
+        let b = board(&["D6", "E4"], &["E6"]);
+        let swapped = board(&["E6"], &["D6", "E4"]);
+        let learned = gammas[usize::from(class_of(raw_code(&b, p, Color::Black) & 0xffff))];
+        let expected = if learned == table.rare() {
+            1.0
+        } else {
+            learned
+        };
+        assert_eq!(gamma(&b, p, Color::Black), expected);
+        assert_eq!(gamma(&swapped, p, Color::White), expected);
+        // Around an empty point: the learned gamma of the empty 3x3 shape.
+        assert_eq!(
+            gamma(&Board::new(9), p, Color::White),
+            gammas[usize::from(class_of(0))]
+        );
+    }
+}

@@ -270,6 +270,57 @@ mod tests {
     }
 
     #[test]
+    fn shape_moves_follow_the_gammas_and_avoid_self_atari() {
+        // White just played E5 next to black D5 and E4; black F5 and E6 stand a point away.
+        let b = board(9, &["D5", "E4", "G6"], &["E5", "F4"]);
+        let black = Color::Black;
+        let last = Point::parse("E5", 9).unwrap();
+        let around: Vec<Point> = b
+            .neighbors(last)
+            .into_iter()
+            .chain(b.diagonals(last))
+            .collect();
+        let eligible: Vec<(Point, f32)> = around
+            .iter()
+            .filter(|&&p| b.cell(p) == Cell::Empty && b.self_atari_size(p, black).is_none())
+            .map(|&p| (p, local_shape::gamma(&b, p, black)))
+            .filter(|&(_, g)| g >= MIN_SHAPE_GAMMA)
+            .collect();
+        assert!(
+            eligible.len() >= 2,
+            "the position needs a choice: {eligible:?}"
+        );
+        let total: f32 = eligible.iter().map(|e| e.1).sum();
+        let mut rng = SmallRng::seed_from_u64(5);
+        let draws = 20_000;
+        let mut seen = std::collections::HashMap::new();
+        for _ in 0..draws {
+            let p = shape_move(&b, black, last, &mut rng).expect("a shape move exists");
+            *seen.entry(p).or_insert(0u32) += 1;
+        }
+        for (p, count) in &seen {
+            let gamma = eligible
+                .iter()
+                .find(|e| e.0 == *p)
+                .map(|e| e.1)
+                .unwrap_or_else(|| panic!("{p:?} is not an eligible shape move"));
+            let share = f64::from(*count) / f64::from(draws);
+            let expected = f64::from(gamma / total);
+            assert!(
+                (share - expected).abs() < 0.02,
+                "{p:?}: {share} vs {expected}"
+            );
+        }
+        // Near a lone stone too, every shape move it makes reaches the threshold.
+        let lone = board(9, &[], &["E5"]);
+        let e5 = Point::parse("E5", 9).unwrap();
+        assert!((0..100).all(|_| {
+            shape_move(&lone, black, e5, &mut rng)
+                .is_none_or(|p| local_shape::gamma(&lone, p, black) >= MIN_SHAPE_GAMMA)
+        }));
+    }
+
+    #[test]
     fn playouts_end_and_score_every_point() {
         let mut rng = SmallRng::seed_from_u64(3);
         for size in [5, 9, 19] {
