@@ -129,6 +129,24 @@ fn string_liberties_lists_distinct_points() {
     assert_eq!(n, board.liberties(pt(&board, "E6")));
 }
 
+/// The eye test written out from the cells, for comparison with the 3x3-code one.
+fn slow_eye(board: &Board, p: Point, c: Color) -> bool {
+    let sides = board.neighbors(p).map(|n| board.cell(n));
+    if !sides
+        .iter()
+        .all(|&s| s == Cell::from(c) || s == Cell::Border)
+    {
+        return false;
+    }
+    let on_edge = sides.contains(&Cell::Border);
+    let false_corners = board
+        .diagonals(p)
+        .iter()
+        .filter(|&&d| board.cell(d) == Cell::from(c.opponent()))
+        .count();
+    false_corners < if on_edge { 1 } else { 2 }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
@@ -140,6 +158,16 @@ proptest! {
         for _ in 0..(size * size * 2) {
             let empties: Vec<Point> = board.empty_points().collect();
             if empties.is_empty() { break; }
+            for &q in &empties {
+                for color in Color::ALL {
+                    let eye = slow_eye(&board, q, color);
+                    prop_assert_eq!(board.is_eye(q, color), eye);
+                    prop_assert_eq!(
+                        board.is_sensible(q, color),
+                        !eye && board.legality(q, color).is_ok()
+                    );
+                }
+            }
             let p = empties[rng.random_range(0..empties.len())];
             match board.legality(p, c) {
                 Ok(()) => { let h = board.hash_after(p, c); board.play(p, c); prop_assert_eq!(board.hash(), h); }
