@@ -746,6 +746,19 @@ impl Board {
         self.empty_pos[last as usize] = k as u16;
     }
 
+    /// A board of `size` with black stones on the vertices `black`, then white ones on
+    /// `white` (placed in that order, captures included): the tests' way to set a position.
+    #[cfg(test)]
+    pub(crate) fn with_stones(size: usize, black: &[&str], white: &[&str]) -> Board {
+        let mut b = Board::new(size);
+        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
+            for v in stones {
+                b.play(Point::parse(v, size).expect("a test vertex"), c);
+            }
+        }
+        b
+    }
+
     /// Recomputes everything derived from the stones and compares it with the incremental
     /// state; used by tests to check the board's invariants.
     #[cfg(test)]

@@ -209,13 +209,7 @@ mod tests {
     use super::*;
 
     fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
-        let mut b = Board::new(size);
-        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
-            for v in stones {
-                b.play(Point::parse(v, size).unwrap(), c);
-            }
-        }
-        b
+        Board::with_stones(size, black, white)
     }
 
     #[test]

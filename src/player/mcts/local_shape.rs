@@ -42,13 +42,7 @@ mod tests {
     use crate::patterns::shape::raw_code;
 
     fn board(black: &[&str], white: &[&str]) -> Board {
-        let mut b = Board::new(9);
-        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
-            for v in stones {
-                b.play(Point::parse(v, 9).unwrap(), c);
-            }
-        }
-        b
+        Board::with_stones(9, black, white)
     }
 
     #[test]

@@ -129,16 +129,9 @@ fn matches(want: u8, cell: u8, swap: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Color;
 
     fn board(black: &[&str], white: &[&str]) -> Board {
-        let mut b = Board::new(9);
-        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
-            for v in stones {
-                b.play(Point::parse(v, 9).unwrap(), c);
-            }
-        }
-        b
+        Board::with_stones(9, black, white)
     }
 
     fn pt(v: &str) -> Point {
