@@ -40,11 +40,7 @@ const ORTHOGONAL: [usize; 4] = [1, 3, 4, 6];
 /// at most four liberty checks), cheap enough for a playout.
 #[inline]
 pub fn raw_code(board: &Board, p: Point, to_move: Color) -> u32 {
-    let absolute = board.pattern3(p);
-    let cells = match to_move {
-        Color::Black => absolute,
-        Color::White => swap_colours(absolute),
-    };
+    let cells = relative(board.pattern3(p), to_move);
     let mut code = u32::from(cells);
     // Board::neighbors gives S, W, E, N.
     let [s, w, e, n] = board.neighbors(p);
@@ -57,9 +53,19 @@ pub fn raw_code(board: &Board, p: Point, to_move: Color) -> u32 {
     code
 }
 
+/// The board's 3x3 code `code` with colours relative to `to_move`: its stones are
+/// [`OWN`], the other colour's [`OPPONENT`].
+#[inline]
+pub fn relative(code: u16, to_move: Color) -> u16 {
+    match to_move {
+        Color::Black => code,
+        Color::White => swap_colours(code),
+    }
+}
+
 /// A 3x3 code with the colours of its stones swapped (1 and 2 exchanged in every field).
 #[inline]
-pub fn swap_colours(code: u16) -> u16 {
+fn swap_colours(code: u16) -> u16 {
     let low = code & 0x5555;
     let high = (code >> 1) & 0x5555;
     (low << 1) | high

@@ -5,19 +5,14 @@
 use std::sync::OnceLock;
 
 use crate::board::{Board, Color, Point};
-use crate::patterns::shape::swap_colours;
+use crate::patterns::shape;
 use crate::patterns::{Group, PatternTable, class_of};
 
 /// The gamma of the 3x3 shape `c` makes by playing on the empty point `p`. Strings in atari
 /// around `p` do not count here: the playout answers those first.
 #[inline]
 pub fn gamma(board: &Board, p: Point, c: Color) -> f32 {
-    let code = board.pattern3(p);
-    let code = match c {
-        Color::Black => code,
-        Color::White => swap_colours(code),
-    };
-    table()[usize::from(code)]
+    table()[usize::from(shape::relative(board.pattern3(p), c))]
 }
 
 /// Gammas by 3x3 code with Black to move. Classes the table does not list (its `rare`
