@@ -38,16 +38,18 @@ pub fn serve(
     mut output: impl Write,
 ) -> io::Result<()> {
     let (tx, rx) = mpsc::channel();
-    let busy = Arc::new(AtomicBool::new(false));
+    let interrupts = Interrupts::new(engine.interrupt_flag());
     let streams = StreamStops::default();
     let reader = Reader {
-        interrupt: engine.interrupt_flag(),
-        busy: Arc::clone(&busy),
+        interrupts: interrupts.clone(),
         streams: streams.clone(),
         tx,
+        commands: 0,
     };
-    // Analysis commands seen so far, counted in the same order as the reader counts them.
+    // Analysis commands and other commands seen so far, counted in the same order as the
+    // reader counts them.
     let mut streams_seen = 0;
+    let mut commands_seen = 0;
     thread::Builder::new()
         .name("gtp-reader".into())
         .spawn(move || reader.read_lines(BufReader::new(input)))?;
@@ -69,10 +71,11 @@ pub fn serve(
                         Err(e) => return Err(e),
                     }
                 }
-                busy.store(true, Ordering::SeqCst);
+                commands_seen += 1;
+                interrupts.start(commands_seen);
                 if analyze::is_genmove_analyze(&command.name) {
                     let streamed = stream_move(&mut engine, &command, received, &mut output);
-                    busy.store(false, Ordering::SeqCst);
+                    interrupts.finish();
                     match streamed {
                         Ok(()) => continue,
                         Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
@@ -80,7 +83,7 @@ pub fn serve(
                     }
                 }
                 let result = engine.execute_received(&command, received);
-                busy.store(false, Ordering::SeqCst);
+                interrupts.finish();
                 (command.id, result)
             }
         };
@@ -211,12 +214,60 @@ impl StreamStops {
     }
 }
 
+/// Which command a `# interrupt` stops: the one on the last command line read before it,
+/// whether it runs already or still waits its turn (a controller may send both at once).
+/// Reader and engine number the command lines (analyses aside) in the same order. The reader
+/// writes the target and then looks at the running command; the engine writes the running
+/// command and then looks at the target; so one of them always sees the other's write.
+#[derive(Clone)]
+struct Interrupts {
+    /// The number of the command the last `# interrupt` stops (0: none).
+    target: Arc<AtomicU64>,
+    /// The number of the command running now (0: none).
+    running: Arc<AtomicU64>,
+    /// The engine's interrupt flag, which a running search watches.
+    flag: Arc<AtomicBool>,
+}
+
+impl Interrupts {
+    fn new(flag: Arc<AtomicBool>) -> Interrupts {
+        Interrupts {
+            target: Arc::new(AtomicU64::new(0)),
+            running: Arc::new(AtomicU64::new(0)),
+            flag,
+        }
+    }
+
+    /// The reader: `# interrupt` after command number `k`.
+    fn interrupt(&self, k: u64) {
+        self.target.store(k, Ordering::SeqCst);
+        if self.running.load(Ordering::SeqCst) == k {
+            self.flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The engine: command number `k` starts.
+    fn start(&self, k: u64) {
+        self.flag.store(false, Ordering::SeqCst);
+        self.running.store(k, Ordering::SeqCst);
+        if self.target.load(Ordering::SeqCst) == k {
+            self.flag.store(true, Ordering::SeqCst);
+        }
+    }
+
+    /// The engine: the running command is over.
+    fn finish(&self) {
+        self.running.store(0, Ordering::SeqCst);
+    }
+}
+
 /// The stdin side: turns bytes into lines for the engine, and raises the interrupt flag when
-/// `# interrupt` arrives while a command runs (the line is still passed on; as a comment it
-/// gets no response).
+/// `# interrupt` follows a command that has not answered yet (the line is still passed on;
+/// as a comment it gets no response).
 struct Reader {
-    interrupt: Arc<AtomicBool>,
-    busy: Arc<AtomicBool>,
+    interrupts: Interrupts,
+    /// Command lines passed on so far, analyses aside.
+    commands: u64,
     streams: StreamStops,
     tx: mpsc::Sender<Input>,
 }
@@ -224,7 +275,7 @@ struct Reader {
 impl Reader {
     /// Reads `input` line by line as bytes (invalid UTF-8 is replaced, not fatal), never
     /// holding more than [`MAX_LINE`] bytes of one line.
-    fn read_lines(self, mut input: impl BufRead) {
+    fn read_lines(mut self, mut input: impl BufRead) {
         let mut line = Vec::new();
         let mut too_long = false;
         let mut open_stream = false;
@@ -268,7 +319,7 @@ impl Reader {
     /// Passes one line on; `open_stream` says whether the last command passed on was an
     /// analysis that this line (any line) closes.
     fn send_line(
-        &self,
+        &mut self,
         line: &mut Vec<u8>,
         too_long: &mut bool,
         open_stream: &mut bool,
@@ -280,11 +331,16 @@ impl Reader {
             Input::TooLong
         } else {
             let text = String::from_utf8_lossy(line).into_owned();
-            if text.trim() == INTERRUPT && self.busy.load(Ordering::SeqCst) {
-                self.interrupt.store(true, Ordering::Relaxed);
+            match protocol::preprocess(&text) {
+                Some(clean) if analyze::is_streaming(&protocol::parse(&clean).name) => {
+                    *open_stream = true;
+                }
+                Some(_) => self.commands += 1,
+                None if text.trim() == INTERRUPT && self.commands > 0 => {
+                    self.interrupts.interrupt(self.commands);
+                }
+                None => {}
             }
-            *open_stream = protocol::preprocess(&text)
-                .is_some_and(|clean| analyze::is_streaming(&protocol::parse(&clean).name));
             Input::Line(text, Instant::now())
         };
         line.clear();

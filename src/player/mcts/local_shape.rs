@@ -15,6 +15,11 @@ pub fn gamma(board: &Board, p: Point, c: Color) -> f32 {
     table()[usize::from(shape::relative(board.pattern3(p), c))]
 }
 
+/// Builds the table (and the pattern classes and gammas it reads) now, if not yet built.
+pub fn warm_up() {
+    table();
+}
+
 /// Gammas by 3x3 code with Black to move. Classes the table does not list (its `rare`
 /// gamma) are weighed as 1: they are rare because they are odd, not because they are good.
 fn table() -> &'static [f32] {

@@ -121,6 +121,9 @@ impl MctsPlayer {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
+        // Building the pattern tables takes a few tenths of a second: do it while the
+        // controller is still setting up, not in the first genmove.
+        std::thread::spawn(local_shape::warm_up);
         MctsPlayer {
             params: Params {
                 threads,

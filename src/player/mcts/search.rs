@@ -88,6 +88,11 @@ pub fn run(tree: &Tree, problem: &Problem<'_>, params: &Params) -> u64 {
         claimed: AtomicU64::new(0),
         stop: AtomicBool::new(false),
     };
+    // The root gets its children before any playout, so that a search stopped at once (an
+    // interrupt that arrives first) still has every legal move with its prior to choose from.
+    if tree.children(ROOT).is_empty() && tree.claim_expansion(ROOT) {
+        tree.expand(ROOT, problem.root_children);
+    }
     let threads = params.threads.max(1);
     std::thread::scope(|s| {
         for t in 1..threads {
