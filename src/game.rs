@@ -1,6 +1,7 @@
 //! A game: the board plus the rules (komi, ko rule, suicide, scoring) and the move history,
 //! which is the single source of truth: undo rebuilds the board from it.
 
+mod benson;
 mod handicap;
 pub mod score;
 

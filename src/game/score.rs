@@ -1,11 +1,13 @@
 //! The one scorer: dead stones from the ownership seen over many playouts that keep seki
-//! alive, then area or territory counting. `final_score`, `final_status_list`, cleanup and
+//! alive, overruled where Benson's algorithm proves strings pass-alive (and the opponent's
+//! stones inside their vital regions dead), then area or territory counting. `final_score`, `final_status_list`, cleanup and
 //! (later) the match referee all use it.
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 use rayon::prelude::*;
 
+use super::benson::PassAlive;
 use super::{Game, Scoring};
 use crate::board::playout::{Policy, area_owner, move_cap, play_out};
 use crate::board::{Board, Color, MAX_CELLS, Point};
@@ -74,6 +76,21 @@ impl Assessment {
             };
             for s in stones {
                 status[s.index()] = Some(verdict);
+            }
+        }
+        // What Benson's algorithm proves overrides what the playouts suggest.
+        for c in Color::ALL {
+            let proof = PassAlive::of(board, c);
+            for p in board.points() {
+                match board.color_at(p) {
+                    Some(o) if o == c && proof.is_alive(p) => {
+                        status[p.index()] = Some(StoneStatus::Alive);
+                    }
+                    Some(o) if o != c && proof.is_enclosed(p) => {
+                        status[p.index()] = Some(StoneStatus::Dead);
+                    }
+                    _ => {}
+                }
             }
         }
         let score = count(game, &status);
@@ -304,6 +321,28 @@ mod tests {
         );
         // Black: 8 stones + A1-A7, B5-B7 = 18; White: 8 stones + 23 points (F5 included).
         assert_eq!(a.score(), 18.0 - 31.0);
+    }
+
+    #[test]
+    fn pass_alive_strings_live_and_stones_in_their_eyes_die() {
+        // Black's wall has the eye A1 and the region C1-D1 with a white stone on C1: Benson's
+        // algorithm proves the wall alive and C1 dead, whatever a few playouts say.
+        let rows = [
+            ". . . . . . .",
+            ". . . . . . .",
+            ". . . . . . .",
+            ". . . . . . .",
+            "O O O O O O .",
+            "X X X X X O .",
+            ". X O . X O .",
+        ];
+        let game = Game::from_rows(&rows, Rules::chinese(0.0));
+        let a = Assessment::of(&game, 1);
+        let at = |v: &str| a.status(Point::parse(v, 7).unwrap());
+        assert_eq!(at("C1"), Some(StoneStatus::Dead));
+        for v in ["A2", "B1", "E1", "E2"] {
+            assert_eq!(at(v), Some(StoneStatus::Alive), "{v}");
+        }
     }
 
     #[test]
