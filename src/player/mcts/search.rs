@@ -225,20 +225,17 @@ impl<'a> Worker<'a> {
         loop {
             let mut kids = tree.children(node);
             if kids.is_empty() {
-                let ready = node == ROOT || tree.visits(node) > ctx.params.expand_after;
-                if ready && tree.claim_expansion(node) {
+                // [`run`] has expanded the root with its own move list; only a full arena
+                // leaves it a leaf, and then nothing more can be expanded.
+                if tree.visits(node) > ctx.params.expand_after && tree.claim_expansion(node) {
                     self.children.clear();
-                    if node == ROOT {
-                        self.children.extend_from_slice(problem.root_children);
-                    } else {
-                        children_of(
-                            &self.board,
-                            color,
-                            last,
-                            &mut self.scratch,
-                            &mut self.children,
-                        );
-                    }
+                    children_of(
+                        &self.board,
+                        color,
+                        last,
+                        &mut self.scratch,
+                        &mut self.children,
+                    );
                     tree.expand(node, &self.children);
                     kids = tree.children(node);
                 }
