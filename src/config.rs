@@ -48,7 +48,7 @@ pub enum LevelConfig {
         resign_threshold: Option<f32>,
         /// Fixed seed (reproducible with one thread); random when absent.
         seed: Option<u64>,
-        /// UCB exploration constant (default 0.1).
+        /// UCB exploration constant (default 0: RAVE and the priors explore).
         exploration: Option<f32>,
         /// Playouts at which a move's own and its RAVE statistics weigh the same (1000).
         rave_equivalence: Option<f32>,
