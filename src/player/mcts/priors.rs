@@ -28,8 +28,10 @@ const NEAR_LAST_WIN: u32 = 5;
 /// Virtual losses for passing.
 const PASS_LOSS: u32 = 20;
 
-/// Virtual playouts whose result the move's pattern gamma sets.
-const GAMMA_VISITS: u32 = 20;
+/// Virtual playouts whose result the move's pattern gamma sets. 40 against 20 scored 53.5%
+/// in 9x9 self-play at 2000 playouts (200 games), and with no exploration term 89.5% against
+/// GNU Go 10 at 5000 playouts where 20 scored 87.0% (100 games each).
+const GAMMA_VISITS: u32 = 40;
 /// The gamma (without the distance to the move before last) of a move that starts even.
 const GAMMA_EVEN: f32 = 1.0;
 /// How strongly the gamma moves the prior: the rate is `r / (1 + r)` with
