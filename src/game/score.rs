@@ -1,7 +1,7 @@
 //! The one scorer: dead stones from the ownership seen over many playouts that keep seki
 //! alive, overruled where Benson's algorithm proves strings pass-alive (and the opponent's
-//! stones inside their vital regions dead), then area or territory counting. `final_score`, `final_status_list`, cleanup and
-//! (later) the match referee all use it.
+//! stones inside their vital regions dead), then area or territory counting.
+//! `final_score`, `final_status_list`, cleanup and the match referee all use it.
 
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
