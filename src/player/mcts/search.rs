@@ -342,7 +342,12 @@ impl<'a> Worker<'a> {
     fn select(&self, node: NodeId, kids: std::ops::Range<NodeId>) -> NodeId {
         let tree = self.ctx.tree;
         let params = self.ctx.params;
-        let log_parent = (tree.visits(node).max(1) as f32).ln();
+        // Without an exploration term (the default) the logarithm is never needed.
+        let log_parent = if params.exploration > 0.0 {
+            (tree.visits(node).max(1) as f32).ln()
+        } else {
+            0.0
+        };
         let mut best = kids.start;
         let mut best_urgency = f32::MIN;
         for id in kids {
