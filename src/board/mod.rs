@@ -121,17 +121,28 @@ impl PseudoLibs {
     }
 
     #[inline]
-    fn remove(&mut self, i: usize) {
-        self.count -= 1;
-        self.sum -= i as u32;
-        self.squares -= (i * i) as u32;
-    }
-
-    #[inline]
     fn absorb(&mut self, other: PseudoLibs) {
         self.count += other.count;
         self.sum += other.sum;
         self.squares += other.squares;
+    }
+
+    /// Removes one pseudo-liberty with wrapping arithmetic: the spare head [`NO_STRING`] takes
+    /// removals it never had added.
+    #[inline]
+    fn remove_wrapping(&mut self, i: usize) {
+        self.count = self.count.wrapping_sub(1);
+        self.sum = self.sum.wrapping_sub(i as u32);
+        self.squares = self.squares.wrapping_sub((i * i) as u32);
+    }
+
+    /// Adds the pseudo-liberty `i` when `yes`, without branching.
+    #[inline]
+    fn add_if(&mut self, i: usize, yes: bool) {
+        let m = u32::from(yes);
+        self.count += m as u16;
+        self.sum += m * i as u32;
+        self.squares += m * (i * i) as u32;
     }
 
     /// Whether all pseudo-liberties are one point (and there is at least one).
@@ -141,6 +152,10 @@ impl PseudoLibs {
         self.count > 0 && u64::from(self.count) * u64::from(self.squares) == sum * sum
     }
 }
+
+/// The head recorded for empty and border cells: cell 0, a corner of the border ring that
+/// never holds a string, so its pseudo-liberty entry can soak up updates aimed at no string.
+const NO_STRING: u16 = 0;
 
 /// Words of the stack bitset used to deduplicate liberties.
 const MARK_WORDS: usize = MAX_CELLS.div_ceil(64);
@@ -157,7 +172,7 @@ pub struct Board {
     /// Per cell: its 3x3 neighbourhood, two bits (the `Cell` value) per neighbour in
     /// [`PATTERN_OFFSETS`] order from the low bits, kept up to date as stones come and go.
     pattern3: Grid<u16>,
-    /// For a stone: the head point of its string.
+    /// For a stone: the head point of its string; [`NO_STRING`] for other cells.
     head: Grid<u16>,
     /// For a stone: the next stone of its string (a ring).
     next: Grid<u16>,
@@ -191,7 +206,7 @@ impl Board {
             cells: Grid::filled(Cell::Border),
             nbrs: Grid::filled(0),
             pattern3: Grid::filled(0),
-            head: Grid::filled(0),
+            head: Grid::filled(NO_STRING),
             next: Grid::filled(0),
             libs: Grid::filled(PseudoLibs::NONE),
             stones: Grid::filled(0),
@@ -580,56 +595,67 @@ impl Board {
     /// Puts a stone of `c` on the empty point `p`, captures what it kills and, if it then has
     /// no liberty (a suicide the rules allowed), removes its own string. Returns the number of
     /// opponent stones captured. The caller checks legality first.
+    ///
+    /// The common work is done without branching on what the neighbours hold, since in a
+    /// playout that is random data a branch predictor cannot learn: every neighbour's string
+    /// loses `p` as a pseudo-liberty (empty and border cells name the spare head
+    /// [`NO_STRING`], whose count absorbs the updates), and the new stone's own liberties are
+    /// summed with masks. Only merging and capturing, known to be needed from the neighbour
+    /// counts, take branches.
     pub fn play(&mut self, p: Point, c: Color) -> u32 {
         let pi = p.index();
         debug_assert_eq!(self.cells[pi], Cell::Empty);
         let own = Cell::from(c);
         let opp = Cell::from(c.opponent());
+        let around = self.nbrs[pi];
         self.ko = None;
         self.set_cell(pi, own);
         self.remove_empty(pi);
         self.hash ^= KEYS[c.index()][pi];
-        self.head[pi] = pi as u16;
-        self.next[pi] = pi as u16;
-        self.stones[pi] = 1;
-        self.libs[pi] = PseudoLibs::NONE;
 
         // Every neighbour is looked at as it was before the move; captures come after, so
         // that the points they free are credited exactly once.
-        let mut dead = [0u16; 4];
-        let mut n_dead = 0;
         let s = self.stride;
-        for n in [pi - s, pi - 1, pi + 1, pi + s] {
-            let cell = self.cells[n];
-            if cell == Cell::Empty {
-                let g = self.head[pi] as usize;
-                self.libs[g].add(n);
-            } else if cell == own {
-                let h = self.head[n] as usize;
-                self.libs[h].remove(pi);
-                let g = self.head[pi] as usize;
-                if h != g {
-                    self.merge(g, h);
-                }
-            } else if cell == opp {
-                let h = self.head[n] as usize;
-                self.libs[h].remove(pi);
-                if self.libs[h].count == 0 {
-                    dead[n_dead] = h as u16;
-                    n_dead += 1;
+        let sides = [pi - s, pi - 1, pi + 1, pi + s];
+        let mut own_libs = PseudoLibs::NONE;
+        for n in sides {
+            let h = self.head[n] as usize;
+            self.libs[h].remove_wrapping(pi);
+            own_libs.add_if(n, self.cells[n] == Cell::Empty);
+        }
+        self.head[pi] = pi as u16;
+        self.next[pi] = pi as u16;
+        self.stones[pi] = 1;
+        self.libs[pi] = own_libs;
+        if lane::count(around, own) != 0 {
+            for n in sides {
+                if self.cells[n] == own {
+                    let g = self.head[pi] as usize;
+                    let h = self.head[n] as usize;
+                    if h != g {
+                        self.merge(g, h);
+                    }
                 }
             }
         }
 
         let mut captured = 0;
-        for &h in &dead[..n_dead] {
-            captured += self.remove_string(h as usize, c.opponent());
+        let mut single_capture = pi;
+        if lane::count(around, opp) != 0 {
+            for n in sides {
+                let h = self.head[n] as usize;
+                // A string captured through two sides is gone after the first.
+                if self.cells[n] == opp && self.libs[h].count == 0 {
+                    captured += self.remove_string(h, c.opponent());
+                    single_capture = n;
+                }
+            }
+            self.captures[c.index()] += captured;
         }
-        self.captures[c.index()] += captured;
 
         let g = self.head[pi] as usize;
         if captured == 1 && self.stones[g] == 1 && self.libs[g].count == 1 {
-            self.ko = Some((Point::from_index(dead[0] as usize), c.opponent()));
+            self.ko = Some((Point::from_index(single_capture), c.opponent()));
         }
         if self.libs[g].count == 0 {
             let lost = self.remove_string(g, c);
@@ -687,6 +713,7 @@ impl Board {
         let mut removed = 0;
         loop {
             let next = self.next[stone] as usize;
+            self.head[stone] = NO_STRING;
             self.set_cell(stone, Cell::Empty);
             self.add_empty(stone);
             self.hash ^= KEYS[c.index()][stone];
@@ -781,6 +808,7 @@ impl Board {
             match self.cells[i] {
                 Cell::Empty => {
                     n_empty += 1;
+                    assert_eq!(self.head[i], NO_STRING, "head of an empty point");
                     assert_eq!(self.empties[self.empty_pos[i] as usize] as usize, i);
                 }
                 Cell::Border => panic!("border inside the board"),
