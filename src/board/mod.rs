@@ -157,6 +157,10 @@ impl PseudoLibs {
 /// never holds a string, so its pseudo-liberty entry can soak up updates aimed at no string.
 const NO_STRING: u16 = 0;
 
+/// The longest liberty buffer [`Board::string_liberties`] deduplicates by searching the
+/// buffer itself rather than a bitset.
+const SHORT_LIBERTY_LIST: usize = 8;
+
 /// Words of the stack bitset used to deduplicate liberties.
 const MARK_WORDS: usize = MAX_CELLS.div_ceil(64);
 
@@ -402,8 +406,16 @@ impl Board {
         }
     }
 
-    /// Up to `max` distinct liberties of the string on `p`, written into `out`; returns how many.
+    /// Distinct liberties of the string on `p`, written into `out` until it is full; returns
+    /// how many were written. A full `out` means the string has at least that many, and the
+    /// scan stops there: a buffer of three answers "two liberties or more than two" cheaply.
     pub fn string_liberties(&self, p: Point, out: &mut [Point]) -> usize {
+        if out.is_empty() {
+            return 0;
+        }
+        if out.len() <= SHORT_LIBERTY_LIST {
+            return self.string_liberties_short(p, out);
+        }
         let mut seen = [0u64; MARK_WORDS];
         let mut n = 0;
         for s in self.string_stones(p) {
@@ -411,11 +423,29 @@ impl Board {
                 let qi = q.index();
                 if self.cells[qi] == Cell::Empty && seen[qi / 64] & (1 << (qi % 64)) == 0 {
                     seen[qi / 64] |= 1 << (qi % 64);
+                    out[n] = q;
+                    n += 1;
                     if n == out.len() {
                         return n;
                     }
+                }
+            }
+        }
+        n
+    }
+
+    /// [`Board::string_liberties`] for a short `out`, which is its own list of points seen:
+    /// searching a few entries costs less than clearing a bitset of the whole board.
+    fn string_liberties_short(&self, p: Point, out: &mut [Point]) -> usize {
+        let mut n = 0;
+        for s in self.string_stones(p) {
+            for q in self.neighbors(s) {
+                if self.cells[q.index()] == Cell::Empty && !out[..n].contains(&q) {
                     out[n] = q;
                     n += 1;
+                    if n == out.len() {
+                        return n;
+                    }
                 }
             }
         }
@@ -540,6 +570,43 @@ impl Board {
             }
         }
         Some(size)
+    }
+
+    /// How many liberties (at most `cap`, itself at most 8) the string of a stone of `c` on the
+    /// empty point `p` would have: its empty neighbours, the other liberties of the own
+    /// strings it joins, and one point for each opponent string next to it in atari (which it
+    /// captures).
+    pub fn liberties_after(&self, p: Point, c: Color, cap: usize) -> usize {
+        debug_assert!(cap <= 8);
+        let own = Cell::from(c);
+        let mut found = [p; 8];
+        let mut n_found = 0;
+        let mut add = |q: Point| {
+            if q != p && !found[..n_found].contains(&q) {
+                found[n_found] = q;
+                n_found += 1;
+            }
+            n_found >= cap
+        };
+        for n in self.neighbors(p) {
+            let cell = self.cells[n.index()];
+            if cell == Cell::Empty {
+                if add(n) {
+                    return cap;
+                }
+            } else if cell == own {
+                let mut buf = [p; 9];
+                let k = self.string_liberties(n, &mut buf[..=cap]);
+                for &q in &buf[..k] {
+                    if add(q) {
+                        return cap;
+                    }
+                }
+            } else if cell != Cell::Border && self.in_atari(n) && add(n) {
+                return cap;
+            }
+        }
+        n_found
     }
 
     /// The hash the board would have after `c` plays on `p` (which must be legal on the board,

@@ -166,6 +166,20 @@ proptest! {
                         board.is_sensible(q, color),
                         !eye && board.legality(q, color).is_ok()
                     );
+                    if board.legality(q, color).is_ok() {
+                        let mut after = board.clone();
+                        let captured = after.play(q, color);
+                        let actual = after.liberties(q);
+                        for cap in [2, 3, 8] {
+                            let predicted = board.liberties_after(q, color, cap);
+                            if captured == 0 {
+                                prop_assert_eq!(predicted, actual.min(cap));
+                            } else {
+                                // One point per captured string, at least.
+                                prop_assert!(predicted <= actual.min(cap));
+                            }
+                        }
+                    }
                 }
             }
             let p = empties[rng.random_range(0..empties.len())];
@@ -177,6 +191,20 @@ proptest! {
                 Err(_) => board.pass(),
             }
             board.check_invariants();
+            for q in board.points().filter(|&q| board.color_at(q).is_some()) {
+                let all = board.liberties(q);
+                for len in [1, 2, 3, 5, 8, 9, 16] {
+                    let mut buf = vec![q; len];
+                    let n = board.string_liberties(q, &mut buf);
+                    prop_assert_eq!(n, all.min(len));
+                    for (k, &lib) in buf[..n].iter().enumerate() {
+                        prop_assert_eq!(board.cell(lib), Cell::Empty);
+                        prop_assert!(board.neighbors(lib).iter().any(|&s| board.color_at(s).is_some()
+                            && board.string_head(s) == board.string_head(q)));
+                        prop_assert!(!buf[..k].contains(&lib));
+                    }
+                }
+            }
             c = c.opponent();
         }
     }

@@ -33,6 +33,10 @@ pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scra
     if board.self_atari_size(lib, c).is_some() {
         return false;
     }
+    // Three liberties need no reading: the count never overstates what the move gets.
+    if board.liberties_after(lib, c, 3) >= 3 {
+        return true;
+    }
     let Scratch {
         chase,
         trial,
