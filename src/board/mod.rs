@@ -588,6 +588,9 @@ impl Board {
             }
             n_found >= cap
         };
+        // An own string touching `p` on several sides is scanned once.
+        let mut heads = [NO_STRING; 4];
+        let mut n_heads = 0;
         for n in self.neighbors(p) {
             let cell = self.cells[n.index()];
             if cell == Cell::Empty {
@@ -595,6 +598,12 @@ impl Board {
                     return cap;
                 }
             } else if cell == own {
+                let head = self.head[n.index()];
+                if heads[..n_heads].contains(&head) {
+                    continue;
+                }
+                heads[n_heads] = head;
+                n_heads += 1;
                 let mut buf = [p; 9];
                 let k = self.string_liberties(n, &mut buf[..=cap]);
                 for &q in &buf[..k] {
