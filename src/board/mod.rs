@@ -78,22 +78,6 @@ pub enum BoardIllegal {
     Suicide,
 }
 
-/// Neighbour-count words: four byte lanes, indexed by `Cell as usize`, each counting how many of
-/// a cell's four neighbours hold that kind of cell. The lanes never leave 0..=4, so adding or
-/// subtracting a lane's unit is exact integer arithmetic on the whole word.
-mod lane {
-    use super::Cell;
-
-    /// The unit of each lane.
-    pub const ONE: [u32; 4] = [1, 1 << 8, 1 << 16, 1 << 24];
-
-    /// How many neighbours are `cell` according to the word `w`.
-    #[inline]
-    pub fn count(w: u32, cell: Cell) -> u32 {
-        (w >> (8 * cell as u32)) & 0xff
-    }
-}
-
 /// The pseudo-liberties of a string: every (stone, empty neighbour) pair counted once, so a
 /// liberty shared by several stones counts several times. Keeping them costs no deduplication
 /// when stones land, strings merge or get captured; the count, the sum and the sum of squares
@@ -112,13 +96,6 @@ impl PseudoLibs {
         sum: 0,
         squares: 0,
     };
-
-    #[inline]
-    fn add(&mut self, i: usize) {
-        self.count += 1;
-        self.sum += i as u32;
-        self.squares += (i * i) as u32;
-    }
 
     #[inline]
     fn absorb(&mut self, other: PseudoLibs) {
@@ -149,8 +126,20 @@ impl PseudoLibs {
     #[inline]
     fn is_single(self) -> bool {
         let sum = u64::from(self.sum);
-        self.count > 0 && u64::from(self.count) * u64::from(self.squares) == sum * sum
+        (self.count > 0) & (u64::from(self.count) * u64::from(self.squares) == sum * sum)
     }
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+#[inline]
+fn bits(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let k = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            k
+        })
+    })
 }
 
 /// The head recorded for empty and border cells: cell 0, a corner of the border ring that
@@ -170,9 +159,6 @@ pub struct Board {
     size: usize,
     stride: usize,
     cells: Grid<Cell>,
-    /// Per cell: how many of its four neighbours are black, white, empty and border, one byte
-    /// lane each (see [`lane`]). Eye and suicide tests read one word instead of four cells.
-    nbrs: Grid<u32>,
     /// Per cell: its 3x3 neighbourhood, two bits (the `Cell` value) per neighbour in
     /// [`PATTERN_OFFSETS`] order from the low bits, kept up to date as stones come and go.
     pattern3: Grid<u16>,
@@ -208,7 +194,6 @@ impl Board {
             size,
             stride,
             cells: Grid::filled(Cell::Border),
-            nbrs: Grid::filled(0),
             pattern3: Grid::filled(0),
             head: Grid::filled(NO_STRING),
             next: Grid::filled(0),
@@ -230,11 +215,6 @@ impl Board {
         }
         for p in board.points().collect::<Vec<_>>() {
             let i = p.index();
-            board.nbrs[i] = board
-                .neighbors(p)
-                .iter()
-                .map(|n| lane::ONE[board.cells[n.index()] as usize])
-                .sum();
             board.pattern3[i] = board.pattern3_from_scratch(i);
         }
         board
@@ -266,7 +246,6 @@ impl Board {
         self.size = src.size;
         self.stride = src.stride;
         self.cells.copy_prefix(&src.cells, used);
-        self.nbrs.copy_prefix(&src.nbrs, used);
         self.pattern3.copy_prefix(&src.pattern3, used);
         self.head.copy_prefix(&src.head, used);
         self.next.copy_prefix(&src.next, used);
@@ -469,24 +448,31 @@ impl Board {
     /// Whether a stone of `c` on the empty point `p` would have no liberty and capture nothing.
     #[inline]
     pub fn is_suicide(&self, p: Point, c: Color) -> bool {
-        lane::count(self.nbrs[p.index()], Cell::Empty) == 0 && self.is_suicide_when_enclosed(p, c)
+        !shape3::has_empty_side(self.pattern3[p.index()]) && self.is_suicide_when_enclosed(p, c)
     }
 
     /// [`Board::is_suicide`] for a point without an empty neighbour.
+    ///
+    /// Decided without branching on the neighbours, whose colours are random data in a
+    /// playout: border cells name the spare head [`NO_STRING`], whose answer is masked out.
     fn is_suicide_when_enclosed(&self, p: Point, c: Color) -> bool {
         let own = Cell::from(c);
-        for n in self.neighbors(p) {
-            let cell = self.cells[n.index()];
-            if cell == Cell::Border {
-                continue;
-            }
+        let mut escapes = false;
+        for n in self.sides(p.index()) {
+            let cell = self.cells[n];
+            let atari = self.libs[self.head[n] as usize].is_single();
             // An own string in atari has `p` as its last liberty: joining it gains nothing.
             // An opponent string in atari has `p` as its last liberty: it is captured.
-            if (cell == own) != self.in_atari(n) {
-                return false;
-            }
+            escapes |= (cell != Cell::Border) & ((cell == own) != atari);
         }
-        true
+        !escapes
+    }
+
+    /// The four orthogonal neighbours of cell `i`: below, left, right, above.
+    #[inline]
+    fn sides(&self, i: usize) -> [usize; 4] {
+        let s = self.stride;
+        [i - s, i - 1, i + 1, i + s]
     }
 
     /// Whether the empty point `p` is an eye of `c`: every neighbour is `c` (or the edge) and
@@ -516,7 +502,7 @@ impl Board {
     /// one stone counts its point as a liberty. Returns the size the string would have, or
     /// `None` when the move is not a self-atari.
     pub fn self_atari_size(&self, p: Point, c: Color) -> Option<usize> {
-        if lane::count(self.nbrs[p.index()], Cell::Empty) >= 2 {
+        if shape3::has_two_empty_sides(self.pattern3[p.index()]) {
             // Two empty neighbours are two liberties.
             return None;
         }
@@ -683,7 +669,6 @@ impl Board {
         debug_assert_eq!(self.cells[pi], Cell::Empty);
         let own = Cell::from(c);
         let opp = Cell::from(c.opponent());
-        let around = self.nbrs[pi];
         self.ko = None;
         self.set_cell(pi, own);
         self.remove_empty(pi);
@@ -691,8 +676,7 @@ impl Board {
 
         // Every neighbour is looked at as it was before the move; captures come after, so
         // that the points they free are credited exactly once.
-        let s = self.stride;
-        let sides = [pi - s, pi - 1, pi + 1, pi + s];
+        let sides = self.sides(pi);
         let mut own_libs = PseudoLibs::NONE;
         for n in sides {
             let h = self.head[n] as usize;
@@ -703,26 +687,33 @@ impl Board {
         self.next[pi] = pi as u16;
         self.stones[pi] = 1;
         self.libs[pi] = own_libs;
-        if lane::count(around, own) != 0 {
-            for n in sides {
-                if self.cells[n] == own {
-                    let g = self.head[pi] as usize;
-                    let h = self.head[n] as usize;
-                    if h != g {
-                        self.merge(g, h);
-                    }
-                }
+        // Which sides hold own stones to merge with, and which hold opponent strings left
+        // without a liberty: one bit per side, gathered without branches.
+        let mut own_sides = 0u32;
+        for (k, &n) in sides.iter().enumerate() {
+            own_sides |= u32::from(self.cells[n] == own) << k;
+        }
+        for k in bits(own_sides) {
+            let g = self.head[pi] as usize;
+            let h = self.head[sides[k]] as usize;
+            if h != g {
+                self.merge(g, h);
             }
         }
 
+        let mut dead_sides = 0u32;
+        for (k, &n) in sides.iter().enumerate() {
+            let dead = (self.cells[n] == opp) & (self.libs[self.head[n] as usize].count == 0);
+            dead_sides |= u32::from(dead) << k;
+        }
         let mut captured = 0;
         let mut single_capture = pi;
-        if lane::count(around, opp) != 0 {
-            for n in sides {
-                let h = self.head[n] as usize;
+        if dead_sides != 0 {
+            for k in bits(dead_sides) {
+                let n = sides[k];
                 // A string captured through two sides is gone after the first.
-                if self.cells[n] == opp && self.libs[h].count == 0 {
-                    captured += self.remove_string(h, c.opponent());
+                if self.cells[n] == opp {
+                    captured += self.remove_string(self.head[n] as usize, c.opponent());
                     single_capture = n;
                 }
             }
@@ -784,7 +775,6 @@ impl Board {
     /// stones removed.
     fn remove_string(&mut self, g: usize, c: Color) -> u32 {
         let other = Cell::from(c.opponent());
-        let s = self.stride;
         let mut stone = g;
         let mut removed = 0;
         loop {
@@ -794,11 +784,10 @@ impl Board {
             self.add_empty(stone);
             self.hash ^= KEYS[c.index()][stone];
             removed += 1;
-            for n in [stone - s, stone - 1, stone + 1, stone + s] {
-                if self.cells[n] == other {
-                    let h = self.head[n] as usize;
-                    self.libs[h].add(stone);
-                }
+            // Other cells name the spare head or this string, and add nothing.
+            for n in self.sides(stone) {
+                let h = self.head[n] as usize;
+                self.libs[h].add_if(stone, self.cells[n] == other);
             }
             stone = next;
             if stone == g {
@@ -808,17 +797,12 @@ impl Board {
         removed
     }
 
-    /// Changes what is on cell `i` (never a border cell) and the neighbour counts around it.
+    /// Changes what is on cell `i` (never a border cell) and the 3x3 codes around it.
     #[inline]
     fn set_cell(&mut self, i: usize, cell: Cell) {
         let old = self.cells[i];
         self.cells[i] = cell;
         let s = self.stride;
-        // Lanes never leave 0..=4, so one wrapping delta moves a unit between two lanes.
-        let delta = lane::ONE[cell as usize].wrapping_sub(lane::ONE[old as usize]);
-        for n in [i - s, i - 1, i + 1, i + s] {
-            self.nbrs[n] = self.nbrs[n].wrapping_add(delta);
-        }
         let change = (old as u16) ^ (cell as u16);
         // Cell `i` is neighbour `k` of the cell at offset `-k` from it, which sees `i` as its
         // neighbour `7 - k` (the offsets list is symmetric): the cell below-left sees `i` as
@@ -870,12 +854,6 @@ impl Board {
         let mut n_empty = 0;
         for p in self.points() {
             let i = p.index();
-            let nbrs: u32 = self
-                .neighbors(p)
-                .iter()
-                .map(|n| lane::ONE[self.cells[n.index()] as usize])
-                .sum();
-            assert_eq!(nbrs, self.nbrs[i], "neighbour counts");
             assert_eq!(
                 self.pattern3_from_scratch(i),
                 self.pattern3[i],
@@ -915,7 +893,7 @@ impl Board {
                     for &m in &members {
                         for n in self.neighbors(Point::from_index(m)) {
                             if self.cells[n.index()] == Cell::Empty {
-                                pseudo.add(n.index());
+                                pseudo.add_if(n.index(), true);
                             }
                         }
                     }

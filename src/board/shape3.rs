@@ -18,6 +18,13 @@ pub fn has_empty_side(code: u16) -> bool {
     !(code | code >> 1) & SIDES != 0
 }
 
+/// Whether at least two orthogonal neighbours are empty.
+#[inline]
+pub fn has_two_empty_sides(code: u16) -> bool {
+    let empty = !(code | code >> 1) & SIDES;
+    empty & empty.wrapping_sub(1) != 0
+}
+
 /// Whether the point is an eye of `c`: every orthogonal neighbour is `c` or the edge, and the
 /// opponent holds fewer than two diagonals (fewer than one on the edge).
 #[inline]
