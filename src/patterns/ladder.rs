@@ -96,13 +96,13 @@ pub fn is_ladder_atari(
 /// first liberty; when that chase fails and the other atari also kept the defender at two
 /// liberties, the reader comes back and tries it (deepest step first, at most
 /// [`MAX_BACKTRACKS`] times): on the first line the wrong atari lets the string out.
-fn chase_from(
+fn chase_from<'a>(
     board: &Board,
     s: Point,
     attacker: Color,
     first: usize,
-    chase: &mut Board,
-    trial: &mut Board,
+    mut chase: &'a mut Board,
+    mut trial: &'a mut Board,
 ) -> bool {
     let defender = attacker.opponent();
     // The chase so far (atari, extension), and where the second atari is still to be tried.
@@ -118,7 +118,8 @@ fn chase_from(
             Step::Continues(order, moves) if depth + 1 < MAX_STEPS => {
                 path[depth] = moves;
                 untried[depth] = depth > 0 && order == 0;
-                std::mem::swap(chase, trial);
+                // The boards trade roles: swapping the references moves no board.
+                std::mem::swap(&mut chase, &mut trial);
                 depth += 1;
                 orders = 0..2;
                 continue;
