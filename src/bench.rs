@@ -14,7 +14,7 @@ use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::{Game, Rules};
-use crate::player::mcts::{MctsPlayer, MctsSettings, Scratch, policy as heavy};
+use crate::player::mcts::{self, MctsPlayer, MctsSettings, Scratch, policy as heavy};
 use crate::player::{Limits, Player};
 use crate::sgf;
 
@@ -110,6 +110,8 @@ impl From<io::Error> for BenchError {
 
 /// Runs every measurement and writes one line per measurement to `out`.
 pub fn run(options: &BenchOptions, out: &mut impl Write) -> Result<(), BenchError> {
+    // The tables are built once per process; the first measurement should not pay for them.
+    mcts::warm_up();
     for (name, game) in positions(options)? {
         if options.search {
             for &threads in &options.threads {

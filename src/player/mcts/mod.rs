@@ -23,6 +23,13 @@ use super::{Answer, Limits, Player};
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
 pub use root_tally::ScoreStats;
+
+/// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
+/// not yet built, and returns once they are: about a tenth of a second, once per process.
+pub fn warm_up() {
+    local_shape::warm_up();
+    shapes::warm_up();
+}
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
@@ -123,7 +130,7 @@ impl MctsPlayer {
         };
         // Building the pattern tables takes a few tenths of a second: do it while the
         // controller is still setting up, not in the first genmove.
-        std::thread::spawn(local_shape::warm_up);
+        std::thread::spawn(warm_up);
         MctsPlayer {
             params: Params {
                 threads,

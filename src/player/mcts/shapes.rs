@@ -45,6 +45,11 @@ pub fn is_good_shape(board: &Board, p: Point) -> bool {
     table()[usize::from(board.pattern3(p))]
 }
 
+/// Builds the table now, if not yet built.
+pub fn warm_up() {
+    table();
+}
+
 fn table() -> &'static [bool] {
     static TABLE: OnceLock<Vec<bool>> = OnceLock::new();
     TABLE.get_or_init(|| {
