@@ -488,13 +488,11 @@ impl Board {
     #[inline]
     pub fn is_sensible(&self, p: Point, c: Color) -> bool {
         let code = self.pattern3[p.index()];
-        if self.ko == Some((p, c)) {
-            false
-        } else if shape3::has_empty_side(code) {
-            true
-        } else {
-            !shape3::is_eye(code, c) && !self.is_suicide_when_enclosed(p, c)
-        }
+        // A ko point never has an empty side: the stone it took was surrounded.
+        shape3::has_empty_side(code)
+            || (self.ko != Some((p, c))
+                && !shape3::is_eye(code, c)
+                && !self.is_suicide_when_enclosed(p, c))
     }
 
     /// Whether a stone of `c` on the empty point `p` would leave its string with one liberty
