@@ -660,8 +660,8 @@ impl Board {
     /// playout that is random data a branch predictor cannot learn: every neighbour's string
     /// loses `p` as a pseudo-liberty (empty and border cells name the spare head
     /// [`NO_STRING`], whose count absorbs the updates), and the new stone's own liberties are
-    /// summed with masks. Only merging and capturing, known to be needed from the neighbour
-    /// counts, take branches.
+    /// summed with masks. The sides to merge with and the strings to capture are gathered as
+    /// bit masks; only the merges and captures themselves take branches.
     pub fn play(&mut self, p: Point, c: Color) -> u32 {
         let pi = p.index();
         debug_assert_eq!(self.cells[pi], Cell::Empty);
