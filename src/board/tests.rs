@@ -258,3 +258,10 @@ fn copy_from_any_size_gives_an_equal_board() {
         assert_eq!(copy.hash(), original.hash());
     }
 }
+
+#[test]
+fn bits_lists_set_bits_lowest_first() {
+    assert_eq!(bits(0).count(), 0);
+    assert_eq!(bits(0b1011).collect::<Vec<_>>(), [0, 1, 3]);
+    assert_eq!(bits(1 << 31).collect::<Vec<_>>(), [31]);
+}
