@@ -110,8 +110,11 @@ impl From<io::Error> for BenchError {
 
 /// Runs every measurement and writes one line per measurement to `out`.
 pub fn run(options: &BenchOptions, out: &mut impl Write) -> Result<(), BenchError> {
-    // The tables are built once per process; the first measurement should not pay for them.
-    mcts::warm_up();
+    // The tables are built once per process; the first measurement that reads them (a
+    // search or heavy playouts) should not pay for them, and the others need none.
+    if options.search || options.policies.contains(&PolicyKind::Heavy) {
+        mcts::warm_up();
+    }
     for (name, game) in positions(options)? {
         if options.search {
             for &threads in &options.threads {
