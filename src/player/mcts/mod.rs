@@ -23,6 +23,8 @@ use super::{Answer, Limits, Player};
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
 pub use root_tally::ScoreStats;
+use search::{Params, Problem};
+use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
 /// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
 /// not yet built, and returns once they are: about a tenth of a second, once per process.
@@ -30,8 +32,6 @@ pub fn warm_up() {
     local_shape::warm_up();
     shapes::warm_up();
 }
-use search::{Params, Problem};
-use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 
 /// Playouts per move when neither the level nor the clock sets a budget.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
