@@ -286,9 +286,7 @@ impl Board {
     /// The four orthogonal neighbours of `p` (some may be border cells).
     #[inline]
     pub fn neighbors(&self, p: Point) -> [Point; 4] {
-        let i = p.index();
-        let s = self.stride;
-        [i - s, i - 1, i + 1, i + s].map(Point::from_index)
+        self.sides(p.index()).map(Point::from_index)
     }
 
     /// The four diagonal neighbours of `p` (some may be border cells).

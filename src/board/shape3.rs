@@ -12,16 +12,22 @@ const SIDES: u16 = 1 << 2 | 1 << 6 | 1 << 8 | 1 << 12;
 /// The low bits of the diagonal fields: NW (0), NE (2), SW (5) and SE (7).
 const CORNERS: u16 = LOW & !SIDES;
 
+/// The low bits of the orthogonal fields that hold an empty point (both field bits clear).
+#[inline]
+fn empty_sides(code: u16) -> u16 {
+    !(code | code >> 1) & SIDES
+}
+
 /// Whether any orthogonal neighbour is empty.
 #[inline]
 pub fn has_empty_side(code: u16) -> bool {
-    !(code | code >> 1) & SIDES != 0
+    empty_sides(code) != 0
 }
 
 /// Whether at least two orthogonal neighbours are empty.
 #[inline]
 pub fn has_two_empty_sides(code: u16) -> bool {
-    let empty = !(code | code >> 1) & SIDES;
+    let empty = empty_sides(code);
     empty & empty.wrapping_sub(1) != 0
 }
 
