@@ -52,6 +52,9 @@ pub enum LevelConfig {
         exploration: Option<f32>,
         /// Playouts at which a move's own and its RAVE statistics weigh the same (1000).
         rave_equivalence: Option<f32>,
+        /// Extra RAVE weight of a move played right after a node, fading to none for one
+        /// played at the playout's end (3).
+        rave_early_weight: Option<u32>,
         /// Visits before a tree node is expanded (8).
         expand_after: Option<u32>,
     },
@@ -98,6 +101,7 @@ impl LevelConfig {
                 seed,
                 exploration,
                 rave_equivalence,
+                rave_early_weight,
                 expand_after,
             } => {
                 let defaults = MctsSettings::default();
@@ -111,6 +115,7 @@ impl LevelConfig {
                     seed,
                     exploration: exploration.unwrap_or(defaults.exploration),
                     rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
+                    rave_early_weight: rave_early_weight.unwrap_or(defaults.rave_early_weight),
                     expand_after: expand_after.unwrap_or(defaults.expand_after),
                     ..defaults
                 }))
@@ -203,6 +208,7 @@ impl LevelConfig {
             seed: None,
             exploration: None,
             rave_equivalence: None,
+            rave_early_weight: None,
             expand_after: None,
         }
     }
@@ -673,6 +679,7 @@ mod tests {
                 seed: None,
                 exploration: None,
                 rave_equivalence: None,
+                rave_early_weight: None,
                 expand_after: None,
             }
         );

@@ -37,6 +37,9 @@ pub fn warm_up() {
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// Tree nodes when the level does not say (about 40 bytes each).
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// The largest `rave_early_weight` taken; more is clamped (the tree's RAVE counters are sized
+/// for it).
+pub const MAX_RAVE_EARLY_WEIGHT: u32 = 15;
 /// Resign when the best move wins less often than this.
 pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
 
@@ -65,6 +68,8 @@ pub struct MctsSettings {
     pub exploration: f32,
     /// Playouts at which a move's own results and its RAVE results weigh the same.
     pub rave_equivalence: f32,
+    /// Extra RAVE weight of a move played right after a node (see [`Params`]).
+    pub rave_early_weight: u32,
     /// Visits a node needs before it is expanded.
     pub expand_after: u32,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
@@ -82,6 +87,7 @@ impl Default for MctsSettings {
             seed: None,
             exploration: Params::default().exploration,
             rave_equivalence: Params::default().rave_equivalence,
+            rave_early_weight: Params::default().rave_early_weight,
             expand_after: Params::default().expand_after,
             early_stop: true,
         }
@@ -136,6 +142,7 @@ impl MctsPlayer {
                 threads,
                 exploration: settings.exploration.max(0.0),
                 rave_equivalence: settings.rave_equivalence.max(1.0),
+                rave_early_weight: settings.rave_early_weight.min(MAX_RAVE_EARLY_WEIGHT),
                 expand_after: settings.expand_after,
             },
             tree: Tree::new(settings.max_nodes.max(1000)),

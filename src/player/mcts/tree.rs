@@ -38,7 +38,8 @@ struct Node {
     wins: AtomicU32,
     /// All-moves-as-first visits in the high half, their half wins in the low half: one
     /// atomic add records both, which halves the cache-line traffic of RAVE updates between
-    /// threads. The low half would carry into the high one only after 2^31 playouts.
+    /// threads. A playout adds at most `2 (1 + MAX_RAVE_EARLY_WEIGHT)` = 32 half wins, so the
+    /// low half would carry into the high one only after 2^27 playouts.
     amaf: AtomicU64,
     prior_visits: AtomicU32,
     prior_wins: AtomicU32,
@@ -275,12 +276,13 @@ impl Tree {
             .fetch_add(result, Ordering::Relaxed);
     }
 
-    /// Adds an all-moves-as-first result.
+    /// Adds `weight` all-moves-as-first results of `result` half wins each.
     #[inline]
-    pub fn record_amaf(&self, id: NodeId, result: HalfWins) {
-        self.nodes[id as usize]
-            .amaf
-            .fetch_add(1 << 32 | u64::from(result), Ordering::Relaxed);
+    pub fn record_amaf(&self, id: NodeId, result: HalfWins, weight: u64) {
+        self.nodes[id as usize].amaf.fetch_add(
+            (weight << 32) | (weight * u64::from(result)),
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -326,7 +328,7 @@ mod tests {
         old.expand(4, &[child(10)]);
         old.enter(2);
         old.record(2, 2);
-        old.record_amaf(5, 1);
+        old.record_amaf(5, 1, 1);
         let new = Tree::new(16);
         new.copy_subtree(&old, old.child_with(ROOT, 6).unwrap());
         assert_eq!(new.stats(ROOT), old.stats(2));
@@ -357,7 +359,7 @@ mod tests {
                     for k in 0..per_thread {
                         tree.enter(ROOT);
                         tree.record(ROOT, k % 3);
-                        tree.record_amaf(ROOT, 2);
+                        tree.record_amaf(ROOT, 2, 1);
                     }
                 });
             }
