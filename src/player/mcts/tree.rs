@@ -359,7 +359,7 @@ mod tests {
                     for k in 0..per_thread {
                         tree.enter(ROOT);
                         tree.record(ROOT, k % 3);
-                        tree.record_amaf(ROOT, 2, 1);
+                        tree.record_amaf(ROOT, 2, u64::from(k % 4) + 1);
                     }
                 });
             }
@@ -367,8 +367,10 @@ mod tests {
         let stats = tree.stats(ROOT);
         let n = threads * per_thread;
         assert_eq!(stats.visits, n);
-        assert_eq!(stats.amaf_visits, n);
-        assert_eq!(stats.amaf_wins, 2 * n);
+        // Per thread: RAVE weights 1, 2, 3, 4 repeating, each a win (two half wins).
+        let amaf_per_thread: u32 = (0..per_thread).map(|k| k % 4 + 1).sum();
+        assert_eq!(stats.amaf_visits, threads * amaf_per_thread);
+        assert_eq!(stats.amaf_wins, 2 * threads * amaf_per_thread);
         // Per thread: results 0, 1, 2 repeating.
         let per_thread_wins: u32 = (0..per_thread).map(|k| k % 3).sum();
         assert_eq!(stats.wins, threads * per_thread_wins);
