@@ -25,7 +25,10 @@ pub struct Params {
     pub threads: usize,
     /// Real visits a node needs before it gets children (the root always does).
     pub expand_after: u32,
-    /// Playouts at which a move's own results and its RAVE results weigh the same.
+    /// Playouts at which a move's own results and its RAVE results weigh the same. Pachi's
+    /// 3000 measured no better: 49.8% in 9x9 self-play at 2000 playouts (200 games, before
+    /// the early-move weights), and with them 90.5% against GNU Go 10 at 5000 playouts (200
+    /// games) where 1000 scored 90.0% (100 games).
     pub rave_equivalence: f32,
     /// How much more a RAVE result counts when its move came right after the node rather
     /// than at the playout's end (see [`amaf_weight`]; Pachi's `distance_rave`, whose default
