@@ -126,6 +126,10 @@ struct MatchArgs {
         allow_negative_numbers = true
     )]
     komi: f64,
+    /// Handicap stones for Black, on the GTP spec's fixed points (engine A is Black unless
+    /// --alternate); White moves first. Usually with --komi 0.5.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    handicap: usize,
     /// Swap colours every game.
     #[arg(long)]
     alternate: bool,
@@ -280,6 +284,7 @@ fn run_match(args: MatchArgs) -> ExitCode {
         games: args.games,
         size: usize::from(args.size),
         komi: args.komi,
+        handicap: args.handicap,
         alternate: args.alternate,
         concurrency: args.concurrency,
         sgf_dir: args.sgf_dir,

@@ -181,9 +181,25 @@ fn replay(
     } else {
         Color::Black
     };
-    for node in root.main_variation() {
+    for (depth, node) in root.main_variation().enumerate() {
         let content = NodeContent::read(node, size)?;
-        if !content.setup.is_empty() {
+        let handicap_stones: Vec<Point> = content
+            .setup
+            .iter()
+            .filter_map(|&(p, c)| (c == Some(Color::Black)).then_some(p))
+            .collect();
+        // (`setup` clears each point before placing a stone on it: only white stones count
+        // against a handicap root.)
+        if depth == 0
+            && handicap >= 2
+            && !content.setup.iter().any(|&(_, c)| c == Some(Color::White))
+            && handicap_stones.len() as i64 == handicap
+        {
+            // The root's black stones are the handicap (HA says how many): the game knows
+            // it is a handicap game, as after `fixed_handicap`.
+            game.set_handicap(&handicap_stones)
+                .map_err(|_| SgfError::SetupConflict)?;
+        } else if !content.setup.is_empty() {
             let played = game.moves().len();
             game.setup(&content.setup).map_err(|e| match e {
                 SetupError::GameStarted => SgfError::SetupAfterMoves(played),
@@ -1028,6 +1044,19 @@ mod tests {
         assert_eq!(back.moves(), game.moves());
         assert_eq!(back.board().hash(), game.board().hash());
         assert_eq!(back.rules().komi, 7.0);
+        assert_eq!(
+            back.handicap(),
+            2,
+            "HA with as many AB stones is a handicap"
+        );
+        // Setup stones that are not the handicap HA names stay plain setup.
+        let odd = text.replace("HA[2]", "HA[3]");
+        assert_eq!(
+            load_game(&odd, None, Rules::chinese(7.0))
+                .unwrap()
+                .handicap(),
+            0
+        );
     }
 
     #[test]

@@ -191,6 +191,8 @@ fn bad_arguments_are_refused() {
         ("--time", "10+5"),
         ("--sprt", "5,0"),
         ("--move-timeout", "-1"),
+        ("--handicap", "1"),
+        ("--handicap", "10"),
     ] {
         let output = run_match(&[
             "--black",
@@ -242,6 +244,48 @@ fn openings_start_each_pair_of_games_and_the_sprt_can_stop_early() {
     assert_eq!(first_moves(1), first_moves(2));
     assert_eq!(first_moves(1)[1].1.to_vertex(9), "C7");
     assert_eq!(first_moves(3)[0].1.to_vertex(9), "G3");
+}
+
+#[test]
+fn handicap_games_start_from_the_fixed_stones_with_white_to_move() {
+    let dir = scratch_dir("match-handicap");
+    let report = json_match(&[
+        "--black",
+        &tengen_level("medium"),
+        "--white",
+        &tengen_level("easy"),
+        "--referee",
+        &tengen_level("easy"),
+        "--games",
+        "2",
+        "--komi",
+        "0.5",
+        "--handicap",
+        "3",
+        "--sgf-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(report["handicap"], 3);
+    for game in report["games"].as_array().unwrap() {
+        assert!(game["decided_by"].as_str().unwrap().contains("referee"));
+        let number = game["number"].as_u64().unwrap();
+        let text = std::fs::read_to_string(dir.join(format!("game-{number:04}.sgf"))).unwrap();
+        assert!(text.contains("HA[3]"), "{text}");
+        let loaded = sgf::load_game(&text, None, Rules::chinese(0.5)).expect("the SGF loads");
+        assert_eq!(loaded.handicap(), 3);
+        let stones: Vec<String> = loaded
+            .initial_board()
+            .points()
+            .filter(|&p| loaded.initial_board().color_at(p).is_some())
+            .map(|p| tengen::board::Move::Play(p).to_vertex(9))
+            .collect();
+        // The GTP spec's three stones on 9x9.
+        assert_eq!(stones.len(), 3);
+        for v in ["C3", "G7", "C7"] {
+            assert!(stones.iter().any(|s| s == v), "{v} in {stones:?}");
+        }
+        assert_eq!(loaded.moves()[0].0, tengen::board::Color::White);
+    }
 }
 
 #[test]

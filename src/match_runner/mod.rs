@@ -23,8 +23,8 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use log::warn;
 
-use crate::board::{Color, Move};
-use crate::game::Rules;
+use crate::board::{Color, Move, Point};
+use crate::game::{Rules, fixed_handicap_points, max_fixed_handicap};
 use crate::gtp::client::ClientError;
 use crate::sgf::{self, RecordInfo};
 use engine::Engine;
@@ -45,6 +45,8 @@ pub struct MatchOptions {
     pub size: usize,
     /// Komi.
     pub komi: f64,
+    /// Handicap stones for Black on the GTP spec's fixed points (0: an even game).
+    pub handicap: usize,
     /// Swap colours every game.
     pub alternate: bool,
     /// Games played at once.
@@ -111,6 +113,7 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
             options.size
         )));
     }
+    handicap_points(options)?;
     let openings = load_openings(options)?;
     if let Some(dir) = &options.sgf_dir {
         std::fs::create_dir_all(dir).map_err(|e| MatchError::SgfDir(dir.clone(), e))?;
@@ -239,9 +242,11 @@ impl Crew {
             let pair = if options.alternate { index / 2 } else { index };
             &openings[pair % openings.len()]
         };
+        let handicap = handicap_points(options).unwrap_or_default();
         let setup = GameSetup {
             size: options.size,
             komi: options.komi,
+            handicap: &handicap,
             opening,
             max_moves: options.max_moves.unwrap_or(3 * options.size * options.size),
             time: options.time,
@@ -315,7 +320,7 @@ impl PlayedGame {
     /// A game `c` lost before it started because its engine could not be (re)started.
     fn forfeited(setup: &GameSetup, c: Color, error: ClientError) -> PlayedGame {
         PlayedGame {
-            game: crate::game::Game::new(setup.size, Rules::chinese(setup.komi)),
+            game: setup.new_game(),
             ending: Ending::Forfeit(c, Fault::Crash(error.to_string())),
             thinking: [Duration::ZERO; 2],
             generated: [0; 2],
@@ -396,6 +401,21 @@ fn resumed_games(dir: &Path, options: &MatchOptions) -> Result<Vec<GameRecord>, 
     }
     records.sort_by_key(|r| r.number);
     Ok(records)
+}
+
+/// The handicap stones of every game: the GTP spec's fixed points for `--handicap`.
+fn handicap_points(options: &MatchOptions) -> Result<Vec<Point>, MatchError> {
+    if options.handicap == 0 {
+        return Ok(Vec::new());
+    }
+    fixed_handicap_points(options.size, options.handicap).map_err(|_| {
+        MatchError::BadArgument(format!(
+            "--handicap {} is not a fixed handicap on {2}x{2} (2 to {})",
+            options.handicap,
+            max_fixed_handicap(options.size),
+            options.size
+        ))
+    })
 }
 
 /// One opening's moves.

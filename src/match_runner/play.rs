@@ -6,7 +6,7 @@ use log::{debug, warn};
 use serde::Serialize;
 
 use super::time_control::{Clock, TimeControl};
-use crate::board::{Color, Move};
+use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
 use crate::gtp::client::{Client, ClientError};
 
@@ -20,6 +20,8 @@ pub struct GameSetup<'a> {
     pub size: usize,
     /// Komi.
     pub komi: f64,
+    /// Black's handicap stones (none in an even game); White moves first after them.
+    pub handicap: &'a [Point],
     /// Moves both engines are given before the game starts.
     pub opening: &'a [(Color, Move)],
     /// Moves after which the game stops and is scored.
@@ -28,6 +30,17 @@ pub struct GameSetup<'a> {
     pub time: Option<TimeControl>,
     /// How long a move may take without a time control.
     pub move_timeout: Duration,
+}
+
+impl GameSetup<'_> {
+    /// The game before the first move: the board, the rules and the handicap stones.
+    pub fn new_game(&self) -> Game {
+        let mut game = Game::new(self.size, Rules::chinese(self.komi));
+        if !self.handicap.is_empty() && game.set_handicap(self.handicap).is_err() {
+            warn!("the handicap stones do not fit the board; the game is even");
+        }
+        game
+    }
 }
 
 /// Why an engine lost a game without playing it out.
@@ -96,7 +109,7 @@ pub struct PlayedGame {
 /// Plays one game: `black` and `white` are the two engines (already started).
 pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> PlayedGame {
     let mut played = PlayedGame {
-        game: Game::new(setup.size, Rules::chinese(setup.komi)),
+        game: setup.new_game(),
         ending: Ending::Passes,
         thinking: [Duration::ZERO; 2],
         generated: [0; 2],
@@ -171,21 +184,46 @@ enum Answer {
     Resign,
 }
 
-/// Board size, a fresh board, komi and time settings.
+/// Board size, a fresh board, komi, the handicap stones and time settings.
 fn prepare(engine: &mut Client, setup: &GameSetup) -> Result<(), Fault> {
     let timeout = Some(setup.move_timeout);
-    let mut commands = vec![
+    let send = |engine: &mut Client, command: &str| {
+        engine
+            .send(command, timeout)
+            .map_err(|e| Fault::from_error(&e))
+    };
+    for command in [
         format!("boardsize {}", setup.size),
         "clear_board".to_string(),
         format!("komi {}", setup.komi),
-    ];
-    if let Some(time) = setup.time {
-        commands.push(time.gtp_settings());
+    ] {
+        send(engine, &command)?;
     }
-    for command in commands {
-        engine
-            .send(&command, timeout)
-            .map_err(|e| Fault::from_error(&e))?;
+    if !setup.handicap.is_empty() {
+        let command = format!("fixed_handicap {}", setup.handicap.len());
+        let answer = send(engine, &command)?;
+        let mut placed: Vec<Point> = Vec::new();
+        for word in answer.split_whitespace() {
+            match Move::parse(word, setup.size) {
+                Ok(Move::Play(p)) => placed.push(p),
+                _ => {
+                    return Err(Fault::Illegal(format!(
+                        "answered `{answer}` to `{command}`"
+                    )));
+                }
+            }
+        }
+        let mut expected = setup.handicap.to_vec();
+        placed.sort_by_key(|p| p.index());
+        expected.sort_by_key(|p| p.index());
+        if placed != expected {
+            return Err(Fault::Illegal(format!(
+                "placed `{answer}` for `{command}`, not the GTP spec's points"
+            )));
+        }
+    }
+    if let Some(time) = setup.time {
+        send(engine, &time.gtp_settings())?;
     }
     Ok(())
 }

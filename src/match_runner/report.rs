@@ -197,6 +197,8 @@ pub struct MatchReport {
     pub size: usize,
     /// Komi.
     pub komi: f64,
+    /// Handicap stones (0: even games).
+    pub handicap: usize,
     /// Every game, in the order they finished.
     pub games: Vec<GameRecord>,
     /// The summary (after [`MatchReport::finish`]).
@@ -215,6 +217,7 @@ impl MatchReport {
         MatchReport {
             size: options.size,
             komi: options.komi,
+            handicap: options.handicap,
             games: Vec::new(),
             summary: None,
             names,
@@ -316,9 +319,13 @@ impl fmt::Display for MatchReport {
             return writeln!(f, "{} games, not summarised yet", self.games.len());
         };
         let size = self.size;
+        let handicap = match self.handicap {
+            0 => String::new(),
+            n => format!(", handicap {n}"),
+        };
         writeln!(
             f,
-            "{} games on {size}x{size}, komi {}, in {:.0} s",
+            "{} games on {size}x{size}, komi {}{handicap}, in {:.0} s",
             s.games, self.komi, s.seconds
         )?;
         for (e, label) in s.engines.iter().zip(["A", "B"]) {

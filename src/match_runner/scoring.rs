@@ -7,6 +7,7 @@ use log::warn;
 
 use super::engine::Engine;
 use super::play::PlayedGame;
+use crate::board::{Color, Move};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
 use crate::gtp::client::{Client, ClientError};
 
@@ -60,6 +61,15 @@ fn referee_score(played: &PlayedGame, referee: &mut Engine) -> Result<String, St
         "clear_board".to_string(),
         format!("komi {}", game.rules().komi),
     ];
+    let initial = game.initial_board();
+    let handicap: Vec<String> = initial
+        .points()
+        .filter(|&p| initial.color_at(p) == Some(Color::Black))
+        .map(|p| Move::Play(p).to_vertex(size))
+        .collect();
+    if !handicap.is_empty() {
+        commands.push(format!("set_free_handicap {}", handicap.join(" ")));
+    }
     commands.extend(
         game.moves()
             .iter()
