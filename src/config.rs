@@ -57,6 +57,9 @@ pub enum LevelConfig {
         rave_early_weight: Option<u32>,
         /// Visits before a tree node is expanded (8).
         expand_after: Option<u32>,
+        /// Points per handicap stone that Black's search pretends White has as extra komi,
+        /// fading to none by move 200 on 19x19 (45 on 9x9); 0 turns it off (7).
+        handicap_komi: Option<f32>,
     },
     /// Another GTP engine (KataGo, GNU Go, Leela Zero) run as a child process, with tengen's
     /// own levels as fallback when it is missing, slow, crashes or answers nonsense.
@@ -103,6 +106,7 @@ impl LevelConfig {
                 rave_equivalence,
                 rave_early_weight,
                 expand_after,
+                handicap_komi,
             } => {
                 let defaults = MctsSettings::default();
                 Box::new(MctsPlayer::new(MctsSettings {
@@ -117,6 +121,7 @@ impl LevelConfig {
                     rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
                     rave_early_weight: rave_early_weight.unwrap_or(defaults.rave_early_weight),
                     expand_after: expand_after.unwrap_or(defaults.expand_after),
+                    handicap_komi: handicap_komi.unwrap_or(defaults.handicap_komi).max(0.0),
                     ..defaults
                 }))
             }
@@ -210,6 +215,7 @@ impl LevelConfig {
             rave_equivalence: None,
             rave_early_weight: None,
             expand_after: None,
+            handicap_komi: None,
         }
     }
 }
@@ -681,6 +687,7 @@ mod tests {
                 rave_equivalence: None,
                 rave_early_weight: None,
                 expand_after: None,
+                handicap_komi: None,
             }
         );
     }

@@ -2,6 +2,7 @@
 //! RAVE, priors and a playout policy that answers the last move.
 
 mod analysis;
+mod dynamic_komi;
 mod ladder;
 mod local_shape;
 pub mod policy;
@@ -37,6 +38,9 @@ pub fn warm_up() {
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// Tree nodes when the level does not say (about 40 bytes each).
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// Points a handicap stone is worth to [`dynamic_komi`] (Pachi's `handicap_value`).
+pub const DEFAULT_HANDICAP_KOMI: f32 = 7.0;
+
 /// The largest `rave_early_weight` taken; more is clamped (the tree's RAVE counters are sized
 /// for it).
 pub const MAX_RAVE_EARLY_WEIGHT: u32 = 15;
@@ -72,6 +76,10 @@ pub struct MctsSettings {
     pub rave_early_weight: u32,
     /// Visits a node needs before it is expanded.
     pub expand_after: u32,
+    /// Points per handicap stone that a search for Black in a handicap game pretends White
+    /// has as extra komi, fading to none over the game's first part (see [`dynamic_komi`]);
+    /// 0 turns it off.
+    pub handicap_komi: f32,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     pub early_stop: bool,
@@ -89,6 +97,7 @@ impl Default for MctsSettings {
             rave_equivalence: Params::default().rave_equivalence,
             rave_early_weight: Params::default().rave_early_weight,
             expand_after: Params::default().expand_after,
+            handicap_komi: DEFAULT_HANDICAP_KOMI,
             early_stop: true,
         }
     }
@@ -285,11 +294,12 @@ impl Player for MctsPlayer {
             (None, None) => DEFAULT_PLAYOUTS,
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let extra_komi = dynamic_komi::extra_komi(game, color, self.settings.handicap_komi);
         let problem = Problem {
             board: game.board(),
             to_move: color,
             last,
-            komi: game.rules().komi as f32,
+            komi: game.rules().komi as f32 + extra_komi,
             root_children: &root_children,
             max_playouts,
             limits,
@@ -317,7 +327,7 @@ impl Player for MctsPlayer {
         let win_rate = best.real_win_rate().unwrap_or(0.5);
         let mv = search::point_of(best.mv).map_or(Move::Pass, Move::Play);
         info!(
-            "mcts: {} after {playouts} playouts in {:.2} s ({} nodes{}): {} visits, win rate {:.3}",
+            "mcts: {} after {playouts} playouts in {:.2} s ({} nodes{}): {} visits, win rate {:.3}{}",
             mv.to_vertex(game.size()),
             started.elapsed().as_secs_f64(),
             self.tree.len(),
@@ -327,9 +337,16 @@ impl Player for MctsPlayer {
                 String::new()
             },
             best.visits,
-            win_rate
+            win_rate,
+            if extra_komi > 0.0 {
+                format!(" with {extra_komi:.1} extra komi")
+            } else {
+                String::new()
+            }
         );
-        let losing = playouts >= MIN_PLAYOUTS_TO_RESIGN
+        // A win rate under extra komi says too little about the real game to resign on.
+        let losing = extra_komi == 0.0
+            && playouts >= MIN_PLAYOUTS_TO_RESIGN
             && win_rate < self.settings.resign_threshold
             && !reused_after_new_game(game);
         self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };

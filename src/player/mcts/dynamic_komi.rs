@@ -1,0 +1,102 @@
+//! Dynamic komi for handicap games (Pachi's "linear dynkomi"). With handicap stones Black
+//! starts far ahead, and a search that wins nearly every playout cannot tell a solid move from
+//! a slack one: every move keeps the win, so it gives points away until the lead is gone.
+//! Searching as if White had extra komi keeps Black's win rate in the range where moves
+//! differ. The extra komi starts at what the handicap is worth and fades linearly to nothing,
+//! so that the real komi decides the endgame.
+//!
+//! Only Black takes it, as in Pachi: a White search behind by the handicap already plays for
+//! the points it needs.
+//!
+//! Measured on 9x9 (two stones, komi 0.5; Black at 500 playouts a move against White at
+//! 5,000, 400 games each): Black won 40.2% with it and 36.5% without (Elo +27, inside the
+//! noise of 400 games). Pachi keeps it for 19x19 only; here it did no harm on 9x9.
+
+use crate::board::Color;
+use crate::game::Game;
+
+/// Moves on 19x19 over which the extra komi fades to nothing (Pachi's 200); smaller boards
+/// scale it by their area (45 moves on 9x9, 94 on 13x13).
+const FADE_MOVES_19X19: f32 = 200.0;
+
+/// The komi a search for `color` adds to the game's in `game`: on Black's turn in a handicap
+/// game, `per_stone` points for every handicap stone less the komi White already has (above
+/// the half point that breaks ties), times the share of the fade still ahead; 0 otherwise.
+pub fn extra_komi(game: &Game, color: Color, per_stone: f32) -> f32 {
+    let stones = game.handicap();
+    if color != Color::Black || stones == 0 || per_stone <= 0.0 {
+        return 0.0;
+    }
+    let size = game.size() as f32;
+    let fade = FADE_MOVES_19X19 * size * size / (19.0 * 19.0);
+    let left = 1.0 - game.moves().len() as f32 / fade;
+    let worth = stones as f32 * per_stone + 0.5 - game.rules().komi as f32;
+    (worth * left).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Move, Point};
+    use crate::game::{Rules, fixed_handicap_points};
+
+    fn handicap_game(size: usize, stones: usize, komi: f64) -> Game {
+        let mut game = Game::new(size, Rules::chinese(komi));
+        let points = fixed_handicap_points(size, stones).expect("a fixed handicap");
+        game.set_handicap(&points).expect("the stones fit");
+        game
+    }
+
+    #[test]
+    fn black_starts_with_the_handicap_worth_and_it_fades_to_nothing() {
+        let mut game = handicap_game(19, 4, 0.5);
+        assert_eq!(extra_komi(&game, Color::Black, 7.0), 28.0);
+        assert_eq!(extra_komi(&game, Color::White, 7.0), 0.0);
+        assert_eq!(extra_komi(&game, Color::Black, 0.0), 0.0);
+        let mut last = 28.0;
+        let mut c = Color::White;
+        for p in game
+            .board()
+            .empty_points()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .take(220)
+        {
+            game.play(c, Move::Play(p)).expect("a legal move");
+            c = c.opponent();
+            let now = extra_komi(&game, Color::Black, 7.0);
+            assert!(now <= last, "{now} after {last}");
+            last = now;
+        }
+        assert_eq!(last, 0.0, "gone by move 200");
+        // Halfway through the fade, half of it is left.
+        let mut half = handicap_game(9, 2, 0.5);
+        let fade = (FADE_MOVES_19X19 * 81.0 / 361.0).round() as usize;
+        let points: Vec<Point> = half.board().empty_points().collect();
+        for (k, &p) in points.iter().take(fade / 2).enumerate() {
+            let c = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            half.play(c, Move::Play(p)).expect("a legal move");
+        }
+        let extra = extra_komi(&half, Color::Black, 7.0);
+        assert!((extra - 7.0).abs() < 0.3, "{extra}");
+    }
+
+    #[test]
+    fn even_games_and_a_large_komi_take_nothing() {
+        let even = Game::new(9, Rules::chinese(7.0));
+        assert_eq!(extra_komi(&even, Color::Black, 7.0), 0.0);
+        // Two stones are worth 14 points; White's 6.5 komi already takes 6 of them back.
+        assert_eq!(
+            extra_komi(&handicap_game(9, 2, 6.5), Color::Black, 7.0),
+            8.0
+        );
+        assert_eq!(
+            extra_komi(&handicap_game(9, 2, 30.0), Color::Black, 7.0),
+            0.0
+        );
+    }
+}
