@@ -510,6 +510,59 @@ mod tests {
         assert!(mcts.find_new_root(&other, Color::Black).is_none());
     }
 
+    /// Black's answers in a two-stone 9x9 game (komi `komi`) to five White moves, by a
+    /// player whose dynamic komi is `handicap_komi` a stone; stops at a resignation.
+    fn black_answers_with_two_stones(komi: f64, handicap_komi: f32) -> Vec<Answer> {
+        let mut game = Game::new(9, Rules::chinese(komi));
+        game.set_handicap(&crate::game::fixed_handicap_points(9, 2).unwrap())
+            .unwrap();
+        let mut mcts = MctsPlayer::new(MctsSettings {
+            playouts: Some(MIN_PLAYOUTS_TO_RESIGN),
+            threads: 1,
+            seed: Some(3),
+            resign_threshold: 0.3,
+            handicap_komi,
+            early_stop: false,
+            ..MctsSettings::default()
+        });
+        let limits = Limits {
+            may_resign: true,
+            ..Limits::default()
+        };
+        let mut answers = Vec::new();
+        for _ in 0..5 {
+            // White takes the first free point of the centre column.
+            let free = ["E5", "E6", "E4", "E7", "E3", "E8", "E2"]
+                .into_iter()
+                .map(|v| Move::Play(Point::parse(v, 9).unwrap()))
+                .find(|&mv| game.legality(Color::White, mv).is_ok())
+                .expect("a free point");
+            game.play(Color::White, free).unwrap();
+            let answer = mcts.genmove(&game, Color::Black, &limits);
+            answers.push(answer);
+            match answer {
+                Answer::Move(mv) => game.play(Color::Black, mv).unwrap(),
+                Answer::Resign => break,
+            }
+        }
+        answers
+    }
+
+    #[test]
+    fn dynamic_komi_never_makes_black_resign() {
+        // 100 points a stone make every playout a loss for Black, yet it plays on.
+        assert!(
+            black_answers_with_two_stones(0.5, 100.0)
+                .iter()
+                .all(|a| *a != Answer::Resign)
+        );
+        // The same search with that deficit in the real komi resigns: the test can fail.
+        assert_eq!(
+            black_answers_with_two_stones(200.0, 0.0).last(),
+            Some(&Answer::Resign)
+        );
+    }
+
     #[test]
     fn does_not_pass_while_dame_remain_under_area_scoring() {
         // Black's area is the left half, White's the right; E5 is the last dame, and neither
