@@ -409,12 +409,11 @@ fn handicap_points(options: &MatchOptions) -> Result<Vec<Point>, MatchError> {
         return Ok(Vec::new());
     }
     fixed_handicap_points(options.size, options.handicap).map_err(|_| {
-        MatchError::BadArgument(format!(
-            "--handicap {} is not a fixed handicap on {2}x{2} (2 to {})",
-            options.handicap,
-            max_fixed_handicap(options.size),
-            options.size
-        ))
+        let (n, size) = (options.handicap, options.size);
+        MatchError::BadArgument(match max_fixed_handicap(size) {
+            0 => format!("--handicap {n}: {size}x{size} has no fixed handicap points"),
+            max => format!("--handicap {n} is not a fixed handicap on {size}x{size} (2 to {max})"),
+        })
     })
 }
 
