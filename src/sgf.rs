@@ -166,6 +166,20 @@ pub fn load_record(text: &str, rules: Rules) -> Result<Record, SgfError> {
     })
 }
 
+/// The black stones of a root's `setup` when they are exactly the `handicap` its `HA` names
+/// and no white stone is set up beside them. (`setup` clears each point before placing a
+/// stone on it, so only white stones count against a handicap root.)
+fn handicap_stones(setup: &[(Point, Option<Color>)], handicap: i64) -> Option<Vec<Point>> {
+    if setup.iter().any(|&(_, c)| c == Some(Color::White)) {
+        return None;
+    }
+    let stones: Vec<Point> = setup
+        .iter()
+        .filter_map(|&(p, c)| (c == Some(Color::Black)).then_some(p))
+        .collect();
+    (stones.len() as i64 == handicap).then_some(stones)
+}
+
 /// Plays the main line from `root`, stopping before move `stop_before` if it is reached.
 fn replay(
     root: &SgfNode<Prop>,
@@ -183,21 +197,15 @@ fn replay(
     };
     for (depth, node) in root.main_variation().enumerate() {
         let content = NodeContent::read(node, size)?;
-        let handicap_stones: Vec<Point> = content
-            .setup
-            .iter()
-            .filter_map(|&(p, c)| (c == Some(Color::Black)).then_some(p))
-            .collect();
-        // (`setup` clears each point before placing a stone on it: only white stones count
-        // against a handicap root.)
-        if depth == 0
-            && handicap >= 2
-            && !content.setup.iter().any(|&(_, c)| c == Some(Color::White))
-            && handicap_stones.len() as i64 == handicap
-        {
+        let root_handicap = if depth == 0 && handicap >= 2 {
+            handicap_stones(&content.setup, handicap)
+        } else {
+            None
+        };
+        if let Some(stones) = root_handicap {
             // The root's black stones are the handicap (HA says how many): the game knows
             // it is a handicap game, as after `fixed_handicap`.
-            game.set_handicap(&handicap_stones)
+            game.set_handicap(&stones)
                 .map_err(|_| SgfError::SetupConflict)?;
         } else if !content.setup.is_empty() {
             let played = game.moves().len();

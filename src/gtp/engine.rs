@@ -700,7 +700,8 @@ fn count(text: &str) -> Result<u32, GtpError> {
     text.parse().map_err(|_| GtpError::Syntax)
 }
 
-fn vertex_list(points: &[Point], size: usize) -> String {
+/// `points` as a GTP vertex list: upper-case vertices separated by spaces.
+pub fn vertex_list(points: &[Point], size: usize) -> String {
     points
         .iter()
         .map(|p| p.to_vertex(size))

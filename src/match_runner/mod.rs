@@ -113,7 +113,7 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
             options.size
         )));
     }
-    handicap_points(options)?;
+    let handicap = handicap_points(options)?;
     let openings = load_openings(options)?;
     if let Some(dir) = &options.sgf_dir {
         std::fs::create_dir_all(dir).map_err(|e| MatchError::SgfDir(dir.clone(), e))?;
@@ -146,6 +146,7 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
         for mut crew in crews {
             let tx = tx.clone();
             let (next_game, stop, openings, names) = (&next_game, &stop, &openings, &names);
+            let handicap = &handicap;
             let finished = &finished;
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
@@ -156,7 +157,7 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
                     if finished.contains(&index) {
                         continue;
                     }
-                    let record = crew.play(options, index, openings, names);
+                    let record = crew.play(options, index, handicap, openings, names);
                     if tx.send(record).is_err() {
                         break;
                     }
@@ -231,6 +232,7 @@ impl Crew {
         &mut self,
         options: &MatchOptions,
         index: usize,
+        handicap: &[Point],
         openings: &[Vec<(Color, Move)>],
         names: &[String; 2],
     ) -> GameRecord {
@@ -242,11 +244,10 @@ impl Crew {
             let pair = if options.alternate { index / 2 } else { index };
             &openings[pair % openings.len()]
         };
-        let handicap = handicap_points(options).unwrap_or_default();
         let setup = GameSetup {
             size: options.size,
             komi: options.komi,
-            handicap: &handicap,
+            handicap,
             opening,
             max_moves: options.max_moves.unwrap_or(3 * options.size * options.size),
             time: options.time,

@@ -7,9 +7,10 @@ use log::warn;
 
 use super::engine::Engine;
 use super::play::PlayedGame;
-use crate::board::{Color, Move};
+use crate::board::{Color, Point};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
 use crate::gtp::client::{Client, ClientError};
+use crate::gtp::engine::vertex_list;
 
 /// How long a `final_score` may take.
 const SCORE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -62,13 +63,15 @@ fn referee_score(played: &PlayedGame, referee: &mut Engine) -> Result<String, St
         format!("komi {}", game.rules().komi),
     ];
     let initial = game.initial_board();
-    let handicap: Vec<String> = initial
+    let handicap: Vec<Point> = initial
         .points()
         .filter(|&p| initial.color_at(p) == Some(Color::Black))
-        .map(|p| Move::Play(p).to_vertex(size))
         .collect();
     if !handicap.is_empty() {
-        commands.push(format!("set_free_handicap {}", handicap.join(" ")));
+        commands.push(format!(
+            "set_free_handicap {}",
+            vertex_list(&handicap, size)
+        ));
     }
     commands.extend(
         game.moves()
