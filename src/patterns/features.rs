@@ -7,6 +7,7 @@
 use crate::board::{Board, Color, Point};
 use crate::patterns::ladder::{self, Scratch};
 use crate::patterns::shape;
+use crate::patterns::spatial;
 
 /// Number of feature groups.
 pub const GROUPS: usize = 8;
@@ -104,8 +105,8 @@ pub const SELF_ATARI_BIG: u8 = 2;
 /// Values of the distance groups: none, then the distances 2 to 16, then 17 or more.
 const DISTANCE_VALUES: usize = 17;
 
-/// The value of the feature groups for one candidate move. Small and `Copy`, so a playout
-/// or a tree can keep one per point.
+/// The value of the feature groups for one candidate move, and its spatial pattern. Small and
+/// `Copy`, so a playout or a tree can keep one per point.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Features {
     /// [`Group::Pattern`].
@@ -124,6 +125,9 @@ pub struct Features {
     pub second_distance: u8,
     /// [`Group::Edge`].
     pub edge: u8,
+    /// The canonical code of the wider neighbourhood ([`spatial::code`]), or
+    /// [`spatial::PASS`]. Not a [`Group`]: its values are the codes the table lists.
+    pub spatial: u64,
 }
 
 impl Features {
@@ -131,6 +135,7 @@ impl Features {
     pub fn pass() -> Features {
         Features {
             pattern: pass_class(),
+            spatial: spatial::PASS,
             ..Features::default()
         }
     }
@@ -206,6 +211,7 @@ pub fn extract(
         last_distance: distance(last),
         second_distance: distance(last2),
         edge: line.min(5) as u8,
+        spatial: spatial::code(board, p, to_move),
     }
 }
 

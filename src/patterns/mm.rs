@@ -5,13 +5,17 @@
 //!
 //! Each feature group is updated in turn with Coulom's closed form, given the others; every
 //! value also plays one virtual win and one virtual loss against a gamma-1 opponent, so rare
-//! values stay near 1 instead of running off to 0 or infinity. Pattern classes seen fewer than
-//! `min_count` times among the candidates share one "rare" value.
+//! values stay near 1 instead of running off to 0 or infinity. Pattern classes and spatial
+//! patterns seen fewer than `min_count` times among the candidates share one "rare" value each.
+//! The spatial patterns are one more group, whose values are the codes the data holds.
+
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
 use crate::patterns::features::{Features, GROUPS, Group, pass_class};
 use crate::patterns::shape;
+use crate::patterns::spatial;
 use crate::patterns::table::PatternTable;
 
 /// Positions: each a list of candidate moves, one of which was played.
@@ -22,6 +26,12 @@ pub struct Dataset {
     ends: Vec<usize>,
     /// Index (into `candidates`) of each position's played move.
     played: Vec<usize>,
+    /// Per candidate: its spatial pattern's index in `spatial_codes`.
+    spatial_ids: Vec<u32>,
+    /// The distinct spatial codes, in order of first appearance.
+    spatial_codes: Vec<u64>,
+    /// Code → index in `spatial_codes`.
+    spatial_index: HashMap<u64, u32>,
 }
 
 impl Dataset {
@@ -36,6 +46,14 @@ impl Dataset {
         if played < candidates.len() {
             self.played.push(self.candidates.len() + played);
             self.candidates.extend_from_slice(candidates);
+            for f in candidates {
+                let next = self.spatial_codes.len() as u32;
+                let id = *self.spatial_index.entry(f.spatial).or_insert(next);
+                if id == next {
+                    self.spatial_codes.push(f.spatial);
+                }
+                self.spatial_ids.push(id);
+            }
             self.ends.push(self.candidates.len());
         }
     }
@@ -83,21 +101,49 @@ pub struct MmReport {
     pub log_likelihood: f64,
     /// Pattern classes with their own gamma.
     pub patterns_kept: usize,
+    /// Spatial patterns with their own gamma.
+    pub spatial_kept: usize,
 }
 
-/// The value indices of one candidate, with rare pattern classes mapped to [`Model::rare`].
-type Values = [usize; GROUPS];
+/// The index of the spatial group among the model's groups: after the [`Group`]s.
+const SPATIAL: usize = GROUPS;
 
-/// Gammas being learned, one vector per group; the pattern group has one extra value, "rare".
+/// The value indices of one candidate, with rare pattern classes mapped to [`Model::rare`]
+/// and its spatial pattern (the last entry) to its value in the spatial group.
+type Values = [usize; GROUPS + 1];
+
+/// Gammas being learned, one vector per group and one for the spatial patterns; the pattern
+/// group has one extra value, "rare".
 struct Model {
-    gammas: [Vec<f64>; GROUPS],
+    gammas: [Vec<f64>; GROUPS + 1],
     /// For each pattern class (and the pass): itself, or the rare value.
     pattern_map: Vec<usize>,
     rare: usize,
+    /// For each spatial code of the data (by its index there): its value in the spatial
+    /// group, 0 (the rare value) for the codes seen fewer than `min_count` times.
+    spatial_map: Vec<usize>,
 }
 
 impl Model {
     fn new(data: &Dataset, min_count: usize) -> Model {
+        let mut spatial_counts = vec![0usize; data.spatial_codes.len()];
+        for &id in &data.spatial_ids {
+            spatial_counts[id as usize] += 1;
+        }
+        let mut spatial_values = 1;
+        let spatial_map = data
+            .spatial_codes
+            .iter()
+            .zip(&spatial_counts)
+            .map(|(&code, &count)| {
+                if code == spatial::PASS || count >= min_count {
+                    spatial_values += 1;
+                    spatial_values - 1
+                } else {
+                    0
+                }
+            })
+            .collect();
         let classes = Group::Pattern.values();
         let mut counts = vec![0usize; classes];
         for f in &data.candidates {
@@ -114,19 +160,28 @@ impl Model {
                 }
             })
             .collect();
-        let mut gammas = Group::ALL.map(|g| vec![1.0; g.values()]);
+        let mut gammas: [Vec<f64>; GROUPS + 1] = std::array::from_fn(|g| {
+            Group::ALL
+                .get(g)
+                .map_or(vec![1.0; spatial_values], |g| vec![1.0; g.values()])
+        });
         gammas[Group::Pattern.index()].push(1.0);
         Model {
             gammas,
             pattern_map,
             rare,
+            spatial_map,
         }
     }
 
+    /// The values of candidate `i` of `data`.
     #[inline]
-    fn values(&self, f: &Features) -> Values {
-        let mut v = f.values();
+    fn values(&self, data: &Dataset, i: usize) -> Values {
+        let f = &data.candidates[i];
+        let mut v = [0; GROUPS + 1];
+        v[..GROUPS].copy_from_slice(&f.values());
         v[Group::Pattern.index()] = self.pattern_map[v[Group::Pattern.index()]];
+        v[SPATIAL] = self.spatial_map[data.spatial_ids[i] as usize];
         v
     }
 
@@ -144,11 +199,10 @@ impl Model {
             .into_par_iter()
             .map(|j| {
                 let (start, end) = data.range(j);
-                let sum: f64 = data.candidates[start..end]
-                    .iter()
-                    .map(|f| self.strength(&self.values(f)))
+                let sum: f64 = (start..end)
+                    .map(|i| self.strength(&self.values(data, i)))
                     .sum();
-                let won = self.strength(&self.values(&data.candidates[data.played[j]]));
+                let won = self.strength(&self.values(data, data.played[j]));
                 (won / sum).ln()
             })
             .sum();
@@ -168,12 +222,11 @@ impl Model {
                 || vec![0.0f64; size],
                 |mut acc, j| {
                     let (start, end) = data.range(j);
-                    let sum: f64 = data.candidates[start..end]
-                        .iter()
-                        .map(|f| self.strength(&self.values(f)))
+                    let sum: f64 = (start..end)
+                        .map(|i| self.strength(&self.values(data, i)))
                         .sum();
-                    for f in &data.candidates[start..end] {
-                        let v = self.values(f);
+                    for i in start..end {
+                        let v = self.values(data, i);
                         acc[v[g]] += self.strength(&v) / self.gammas[g][v[g]] / sum;
                     }
                     acc
@@ -191,8 +244,15 @@ impl Model {
         }
     }
 
-    fn into_table(self) -> PatternTable {
+    fn into_table(self, data: &Dataset) -> PatternTable {
         let mut table = PatternTable::uniform();
+        let spatial = &self.gammas[SPATIAL];
+        table.set_spatial_rare(spatial[0] as f32);
+        for (&code, &value) in data.spatial_codes.iter().zip(&self.spatial_map) {
+            if value != 0 {
+                table.set_spatial(code, spatial[value] as f32);
+            }
+        }
         table.set_rare(self.gammas[Group::Pattern.index()][self.rare] as f32);
         for g in Group::ALL {
             for value in 0..g.values() {
@@ -215,7 +275,7 @@ pub fn train(
     let mut model = Model::new(data, options.min_count);
     let mut wins = model.gammas.clone().map(|g| vec![0.0; g.len()]);
     for &j in &data.played {
-        for (g, &v) in model.values(&data.candidates[j]).iter().enumerate() {
+        for (g, &v) in model.values(data, j).iter().enumerate() {
             wins[g][v] += 1.0;
         }
     }
@@ -241,6 +301,7 @@ pub fn train(
         iterations,
         log_likelihood: ll,
         patterns_kept,
+        spatial_kept: model.gammas[SPATIAL].len() - 1,
     };
-    (model.into_table(), report)
+    (model.into_table(data), report)
 }

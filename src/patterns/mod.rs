@@ -20,6 +20,7 @@ pub mod ladder;
 mod mm;
 mod records;
 pub mod shape;
+pub mod spatial;
 mod table;
 mod train;
 

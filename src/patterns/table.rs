@@ -4,14 +4,18 @@
 //! and blank lines are ignored. GROUP is a [`Group::name`]; VALUE is the value's number, except
 //! in the `pattern` group where it is the canonical 3x3 code in hex (`0x1a2b`), `pass`, or
 //! `rare` (the gamma of every class the file does not list). GAMMA is a positive number.
-//! Values a file leaves out have gamma 1 (pattern classes: the `rare` gamma).
+//! Values a file leaves out have gamma 1 (pattern classes: the `rare` gamma). The spatial
+//! patterns ([`crate::patterns::spatial`]) take `spatial` lines in the same form: a canonical
+//! code in hex, `pass` or `rare` (the gamma of every code the file does not list).
 
+use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::patterns::features::{Features, GROUPS, Group, pass_class};
 use crate::patterns::shape;
+use crate::patterns::spatial;
 
 /// The table learned from the project's game records, embedded in the binary.
 const BUILTIN: &str = include_str!("gammas.txt");
@@ -22,6 +26,10 @@ pub struct PatternTable {
     gammas: [Vec<f32>; GROUPS],
     /// The gamma of pattern classes the table does not list.
     rare: f32,
+    /// Gammas of the spatial patterns the table lists, by canonical code.
+    spatial: HashMap<u64, f32>,
+    /// The gamma of spatial patterns the table does not list.
+    spatial_rare: f32,
     /// Comment lines written at the top of the file (without `# `).
     header: Vec<String>,
 }
@@ -68,7 +76,11 @@ impl fmt::Display for LineError {
             LineError::Fields(n) => write!(f, "expected `GROUP VALUE GAMMA`, found {n} fields"),
             LineError::UnknownGroup(g) => {
                 let names: Vec<&str> = Group::ALL.iter().map(|g| g.name()).collect();
-                write!(f, "unknown group `{g}` (groups: {})", names.join(", "))
+                write!(
+                    f,
+                    "unknown group `{g}` (groups: {}, spatial)",
+                    names.join(", ")
+                )
             }
             LineError::BadValue(v) => write!(f, "bad or out-of-range value `{v}`"),
             LineError::BadGamma(g) => write!(f, "gamma `{g}` is not a positive number"),
@@ -79,8 +91,16 @@ impl fmt::Display for LineError {
 
 impl std::error::Error for TableError {}
 
-/// A parsed line: the group, the value (`None` for the rare patterns) and the gamma.
-type Entry = (Group, Option<usize>, f32);
+/// What a parsed line sets: a value of a group (`None`: the rare pattern classes) or a
+/// spatial pattern (`None`: the rare ones).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Group(Group, Option<usize>),
+    Spatial(Option<u64>),
+}
+
+/// A parsed line: what it sets and the gamma.
+type Entry = (Key, f32);
 
 impl PatternTable {
     /// A table where every gamma is 1: every move alike.
@@ -88,6 +108,8 @@ impl PatternTable {
         PatternTable {
             gammas: Group::ALL.map(|g| vec![1.0; g.values()]),
             rare: 1.0,
+            spatial: HashMap::new(),
+            spatial_rare: 1.0,
             header: Vec::new(),
         }
     }
@@ -124,7 +146,7 @@ impl PatternTable {
             }
             let entry = parse_line(line)
                 .and_then(|e| {
-                    if seen.insert((e.0, e.1)) {
+                    if seen.insert(e.0) {
                         Ok(e)
                     } else {
                         Err(LineError::Duplicate)
@@ -136,12 +158,17 @@ impl PatternTable {
         let mut table = PatternTable::uniform();
         table.header = header;
         // The rare gamma first: it fills the classes the other lines do not name.
-        for &(_, _, gamma) in entries.iter().filter(|e| e.1.is_none()) {
-            table.set_rare(gamma);
+        for &(key, gamma) in &entries {
+            if key == Key::Group(Group::Pattern, None) {
+                table.set_rare(gamma);
+            }
         }
-        for (group, value, gamma) in entries {
-            if let Some(value) = value {
-                table.set(group, value, gamma);
+        for (key, gamma) in entries {
+            match key {
+                Key::Group(group, Some(value)) => table.set(group, value, gamma),
+                Key::Group(_, None) => {}
+                Key::Spatial(Some(code)) => table.set_spatial(code, gamma),
+                Key::Spatial(None) => table.spatial_rare = gamma,
             }
         }
         Ok(table)
@@ -171,6 +198,16 @@ impl PatternTable {
                 }
             }
         }
+        let _ = writeln!(out, "spatial rare {}", self.spatial_rare);
+        let mut codes: Vec<_> = self.spatial.iter().collect();
+        codes.sort_unstable_by_key(|(code, _)| **code);
+        for (&code, gamma) in codes {
+            if code == spatial::PASS {
+                let _ = writeln!(out, "spatial pass {gamma}");
+            } else {
+                let _ = writeln!(out, "spatial {code:#08x} {gamma}");
+            }
+        }
         out
     }
 
@@ -186,6 +223,31 @@ impl PatternTable {
             * g[Group::LastDistance as usize][usize::from(f.last_distance)]
             * g[Group::SecondDistance as usize][usize::from(f.second_distance)]
             * g[Group::Edge as usize][usize::from(f.edge)]
+            * self.spatial_gamma(f.spatial)
+    }
+
+    /// The gamma of the spatial pattern `code` (a canonical code or [`spatial::PASS`]).
+    #[inline]
+    pub fn spatial_gamma(&self, code: u64) -> f32 {
+        self.spatial
+            .get(&code)
+            .copied()
+            .unwrap_or(self.spatial_rare)
+    }
+
+    /// Number of spatial patterns with their own gamma.
+    pub fn spatial_count(&self) -> usize {
+        self.spatial.len()
+    }
+
+    /// Sets the gamma of the spatial pattern `code` (canonical, or [`spatial::PASS`]).
+    pub fn set_spatial(&mut self, code: u64, gamma: f32) {
+        self.spatial.insert(code, gamma);
+    }
+
+    /// Sets the gamma of the spatial patterns the table does not list.
+    pub fn set_spatial_rare(&mut self, gamma: f32) {
+        self.spatial_rare = gamma;
     }
 
     /// The gammas of group `g`, indexed by value.
@@ -232,8 +294,28 @@ fn parse_line(line: &str) -> Result<Entry, LineError> {
     let &[group, value, gamma] = fields.as_slice() else {
         return Err(LineError::Fields(fields.len()));
     };
-    let g = Group::from_name(group).ok_or_else(|| LineError::UnknownGroup(group.to_string()))?;
     let bad_value = || LineError::BadValue(value.to_string());
+    let gamma = gamma
+        .parse::<f32>()
+        .ok()
+        .filter(|x| x.is_finite() && *x > 0.0)
+        .ok_or_else(|| LineError::BadGamma(gamma.to_string()))?;
+    if group == "spatial" {
+        let code = match value {
+            "rare" => None,
+            "pass" => Some(spatial::PASS),
+            code => {
+                let hex = code.strip_prefix("0x").ok_or_else(bad_value)?;
+                let code = u64::from_str_radix(hex, 16).map_err(|_| bad_value())?;
+                if code >> (2 * spatial::POINTS) != 0 || spatial::canonical(code) != code {
+                    return Err(bad_value());
+                }
+                Some(code)
+            }
+        };
+        return Ok((Key::Spatial(code), gamma));
+    }
+    let g = Group::from_name(group).ok_or_else(|| LineError::UnknownGroup(group.to_string()))?;
     let value = match (g, value) {
         (Group::Pattern, "rare") => None,
         (Group::Pattern, "pass") => Some(usize::from(pass_class())),
@@ -252,10 +334,5 @@ fn parse_line(line: &str) -> Result<Entry, LineError> {
                 .ok_or_else(bad_value)?,
         ),
     };
-    let gamma = gamma
-        .parse::<f32>()
-        .ok()
-        .filter(|x| x.is_finite() && *x > 0.0)
-        .ok_or_else(|| LineError::BadGamma(gamma.to_string()))?;
-    Ok((g, value, gamma))
+    Ok((Key::Group(g, value), gamma))
 }

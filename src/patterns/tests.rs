@@ -290,3 +290,92 @@ fn mm_recovers_the_better_feature() {
     assert!(lls.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{lls:?}");
     assert!(report.log_likelihood > -1.5 && report.iterations >= 2);
 }
+
+/// A spatial code with no symmetry of its own: an own stone north, an opponent stone two
+/// to the east.
+fn lopsided() -> u64 {
+    let mut cells = [shape::EMPTY; spatial::POINTS];
+    let field = |o| spatial::OFFSETS.iter().position(|&q| q == o).unwrap();
+    cells[field((0, 1))] = shape::OWN;
+    cells[field((2, 0))] = shape::OPPONENT;
+    spatial::canonical(spatial::pack(&cells))
+}
+
+#[test]
+fn mm_learns_spatial_patterns_and_pools_the_rare_ones() {
+    let mut rng = SmallRng::seed_from_u64(9);
+    let mut data = Dataset::new();
+    let favoured = lopsided();
+    let rare = spatial::canonical(1);
+    for n in 0..2000 {
+        let chosen = rng.random_range(0..10);
+        let candidates: Vec<Features> = (0..10)
+            .map(|k| Features {
+                spatial: if k == chosen {
+                    favoured
+                } else if n == 0 && k == (chosen + 1) % 10 {
+                    rare
+                } else {
+                    0
+                },
+                ..Features::default()
+            })
+            .collect();
+        let played = if rng.random_range(0..5) == 0 {
+            (chosen + rng.random_range(1..10)) % 10
+        } else {
+            chosen
+        };
+        data.push(&candidates, played);
+    }
+    let options = MmOptions {
+        iterations: 50,
+        min_count: 2,
+        tolerance: 1e-9,
+    };
+    let (table, report) = learn(&data, &options, |_, _| {});
+    assert_eq!(report.spatial_kept, 2, "the favoured and the empty code");
+    let ratio = table.spatial_gamma(favoured) / table.spatial_gamma(0);
+    assert!((20.0..60.0).contains(&ratio), "spatial ratio {ratio}");
+    // Seen once: pooled with every code the table does not list.
+    assert_eq!(table.spatial_count(), 2);
+    assert_eq!(
+        table.spatial_gamma(rare),
+        table.spatial_gamma(spatial::canonical(2))
+    );
+}
+
+#[test]
+fn spatial_lines_load_save_and_reject_bad_codes() {
+    let code = lopsided();
+    let text = format!("spatial rare 0.5\nspatial pass 0.25\nspatial {code:#x} 4\n");
+    let table = PatternTable::parse(&text, "t").expect("valid spatial lines");
+    assert_eq!(table.spatial_gamma(code), 4.0);
+    assert_eq!(table.spatial_gamma(spatial::PASS), 0.25);
+    assert_eq!(table.spatial_gamma(spatial::canonical(3)), 0.5);
+    assert_eq!(PatternTable::parse(&table.to_text(), "t").unwrap(), table);
+    // The board's own features find the code: a move on an empty board is code 0.
+    let board = Board::new(9);
+    assert_eq!(black(&board, "E5").spatial, 0);
+    assert_eq!(Features::pass().spatial, spatial::PASS);
+    // A code that is not the smallest of its class, or has bits beyond the neighbourhood.
+    let turned = spatial::symmetries_of(code)
+        .into_iter()
+        .find(|&c| c != code)
+        .unwrap();
+    let too_wide = 1u64 << (2 * spatial::POINTS);
+    for bad in [
+        format!("{turned:#x}"),
+        format!("{too_wide:#x}"),
+        "12".into(),
+    ] {
+        match PatternTable::parse(&format!("spatial {bad} 1"), "t") {
+            Err(TableError::Line(_, 1, LineError::BadValue(v))) => assert_eq!(v, bad),
+            other => panic!("{bad}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        PatternTable::parse("spatial rare 1\nspatial rare 2", "t"),
+        Err(TableError::Line(_, 2, LineError::Duplicate))
+    ));
+}

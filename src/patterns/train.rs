@@ -141,9 +141,10 @@ pub fn run(options: &TrainOptions, out: &mut dyn Write) -> Result<(), TrainError
     });
     let trained = started.elapsed().as_secs_f64();
     eprintln!(
-        "MM: {} sweeps, {} pattern classes kept, {:.1} s",
+        "MM: {} sweeps, {} pattern classes and {} spatial patterns kept, {:.1} s",
         report.iterations,
         report.patterns_kept,
+        report.spatial_kept,
         trained - loaded
     );
     let tallies = predict(&held_out, &table);
@@ -162,13 +163,15 @@ pub fn run(options: &TrainOptions, out: &mut dyn Write) -> Result<(), TrainError
         ),
         format!(
             "{} positions, {} candidates (at most {} a position); {} sweeps, min-count {}, \
-             {} pattern classes; log-likelihood {:.4} a position; {trained:.0} s",
+             {} pattern classes, {} spatial patterns; log-likelihood {:.4} a position; \
+             {trained:.0} s",
             data.positions(),
             data.candidates(),
             options.max_candidates,
             report.iterations,
             options.min_count,
             report.patterns_kept,
+            report.spatial_kept,
             report.log_likelihood
         ),
     ];
