@@ -202,8 +202,9 @@ struct TrainArgs {
     /// The most MM sweeps over all feature groups.
     #[arg(long, value_name = "N", default_value_t = 30)]
     iterations: usize,
-    /// Pattern classes seen fewer times among the candidates share one "rare" gamma.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    /// Pattern classes (and spatial patterns) seen fewer times among the candidates share one
+    /// "rare" gamma.
+    #[arg(long, value_name = "N", default_value_t = 10)]
     min_count: usize,
     /// Candidates per training position: the move played and a random sample of the rest.
     #[arg(long, value_name = "N", default_value_t = 40)]
