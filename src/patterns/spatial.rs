@@ -5,9 +5,10 @@
 //! [`RADIUS`] from the candidate (Pachi's measure): the 3x3 square, the four points two lines
 //! away on the axes and the eight a knight's move away, twenty points in all (the 5x5 square
 //! without its corners). On the project's records radius 5 predicted better than 4 (twelve
-//! points) and 6 (the whole 5x5 square): 9x9 top-1 41.6% against 41.0% and 40.8%. Each takes two bits in [`OFFSETS`] order
-//! from the low bits, with the cell values of [`super::shape`] relative to the player to
-//! move: 0 empty, 1 own stone, 2 opponent stone, 3 off the board. A class is named by its
+//! points) and 6 (the whole 5x5 square): 9x9 top-1 41.6% against 41.0% and 40.8%. Each
+//! point takes two bits in [`OFFSETS`] order from the low bits, with the cell values of
+//! [`super::shape`] relative to the player to move: 0 empty, 1 own stone, 2 opponent stone,
+//! 3 off the board. A class is named by its
 //! smallest code (the canonical code), so the codes are the same in every build and can be
 //! written to the table file. Liberties are not part of the code: the 3x3 pattern and the
 //! tactical groups say what is in atari.
@@ -29,7 +30,8 @@ pub const OFFSETS: [(isize, isize); POINTS] = offsets();
 /// fit in `2 * POINTS` bits).
 pub const PASS: u64 = u64::MAX;
 
-/// Lists the offsets within [`RADIUS`], by distance and then row and column.
+/// Lists the offsets within [`RADIUS`], by distance and then row and column. The 5x5 square
+/// it scans holds every point up to radius 6; the assertion stops a build with a larger one.
 const fn offsets() -> [(isize, isize); POINTS] {
     let mut out = [(0, 0); POINTS];
     let mut n = 0;
