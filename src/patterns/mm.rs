@@ -163,7 +163,7 @@ impl Model {
         let mut gammas: [Vec<f64>; GROUPS + 1] = std::array::from_fn(|g| {
             Group::ALL
                 .get(g)
-                .map_or(vec![1.0; spatial_values], |g| vec![1.0; g.values()])
+                .map_or_else(|| vec![1.0; spatial_values], |g| vec![1.0; g.values()])
         });
         gammas[Group::Pattern.index()].push(1.0);
         Model {

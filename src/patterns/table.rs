@@ -304,14 +304,11 @@ fn parse_line(line: &str) -> Result<Entry, LineError> {
         let code = match value {
             "rare" => None,
             "pass" => Some(spatial::PASS),
-            code => {
-                let hex = code.strip_prefix("0x").ok_or_else(bad_value)?;
-                let code = u64::from_str_radix(hex, 16).map_err(|_| bad_value())?;
-                if code >> (2 * spatial::POINTS) != 0 || spatial::canonical(code) != code {
-                    return Err(bad_value());
-                }
-                Some(code)
-            }
+            code => Some(
+                parse_hex(code)
+                    .filter(|&c| c >> (2 * spatial::POINTS) == 0 && spatial::canonical(c) == c)
+                    .ok_or_else(bad_value)?,
+            ),
         };
         return Ok((Key::Spatial(code), gamma));
     }
@@ -320,12 +317,10 @@ fn parse_line(line: &str) -> Result<Entry, LineError> {
         (Group::Pattern, "rare") => None,
         (Group::Pattern, "pass") => Some(usize::from(pass_class())),
         (Group::Pattern, code) => {
-            let hex = code.strip_prefix("0x").ok_or_else(bad_value)?;
-            let raw = u32::from_str_radix(hex, 16).map_err(|_| bad_value())?;
-            if raw as usize >= shape::RAW_CODES {
-                return Err(bad_value());
-            }
-            Some(usize::from(shape::class_of(raw)))
+            let raw = parse_hex(code)
+                .filter(|&raw| raw < shape::RAW_CODES as u64)
+                .ok_or_else(bad_value)?;
+            Some(usize::from(shape::class_of(raw as u32)))
         }
         (g, v) => Some(
             v.parse::<usize>()
@@ -335,4 +330,9 @@ fn parse_line(line: &str) -> Result<Entry, LineError> {
         ),
     };
     Ok((Key::Group(g, value), gamma))
+}
+
+/// A code written as `0x` and hex digits.
+fn parse_hex(text: &str) -> Option<u64> {
+    u64::from_str_radix(text.strip_prefix("0x")?, 16).ok()
 }

@@ -250,21 +250,29 @@ fn a_table_survives_save_and_load() {
 /// Ten candidates a position; the one that captures is played four times in five, another
 /// at random otherwise; the edge value is noise.
 fn synthetic() -> Dataset {
-    let mut rng = SmallRng::seed_from_u64(5);
+    synthetic_with(5, |rng, _, k, capturing| Features {
+        capture: u8::from(k == capturing) * CAPTURE_ONE,
+        edge: rng.random_range(1..=5),
+        ..Features::default()
+    })
+}
+
+/// 2000 positions of ten candidates, made by `candidate(rng, position, k, chosen)`; the
+/// chosen one, drawn at random, is played four times in five, another at random otherwise.
+fn synthetic_with(
+    seed: u64,
+    mut candidate: impl FnMut(&mut SmallRng, usize, usize, usize) -> Features,
+) -> Dataset {
+    let mut rng = SmallRng::seed_from_u64(seed);
     let mut data = Dataset::new();
-    for _ in 0..2000 {
-        let capturing = rng.random_range(0..10);
-        let candidates: Vec<Features> = (0..10)
-            .map(|k| Features {
-                capture: u8::from(k == capturing) * CAPTURE_ONE,
-                edge: rng.random_range(1..=5),
-                ..Features::default()
-            })
-            .collect();
+    for n in 0..2000 {
+        let chosen = rng.random_range(0..10);
+        let candidates: Vec<Features> =
+            (0..10).map(|k| candidate(&mut rng, n, k, chosen)).collect();
         let played = if rng.random_range(0..5) == 0 {
-            (capturing + rng.random_range(1..10)) % 10
+            (chosen + rng.random_range(1..10)) % 10
         } else {
-            capturing
+            chosen
         };
         data.push(&candidates, played);
     }
@@ -303,31 +311,18 @@ fn lopsided() -> u64 {
 
 #[test]
 fn mm_learns_spatial_patterns_and_pools_the_rare_ones() {
-    let mut rng = SmallRng::seed_from_u64(9);
-    let mut data = Dataset::new();
     let favoured = lopsided();
     let rare = spatial::canonical(1);
-    for n in 0..2000 {
-        let chosen = rng.random_range(0..10);
-        let candidates: Vec<Features> = (0..10)
-            .map(|k| Features {
-                spatial: if k == chosen {
-                    favoured
-                } else if n == 0 && k == (chosen + 1) % 10 {
-                    rare
-                } else {
-                    0
-                },
-                ..Features::default()
-            })
-            .collect();
-        let played = if rng.random_range(0..5) == 0 {
-            (chosen + rng.random_range(1..10)) % 10
+    let data = synthetic_with(9, |_, n, k, chosen| Features {
+        spatial: if k == chosen {
+            favoured
+        } else if n == 0 && k == (chosen + 1) % 10 {
+            rare
         } else {
-            chosen
-        };
-        data.push(&candidates, played);
-    }
+            0
+        },
+        ..Features::default()
+    });
     let options = MmOptions {
         iterations: 50,
         min_count: 2,
