@@ -10,6 +10,7 @@ mod priors;
 mod root_tally;
 mod search;
 mod shapes;
+mod tactics;
 mod tree;
 
 use std::time::Instant;
