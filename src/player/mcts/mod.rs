@@ -10,7 +10,6 @@ mod priors;
 mod root_tally;
 mod search;
 mod shapes;
-mod tactics;
 mod tree;
 
 use std::time::Instant;

@@ -1,9 +1,8 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
-//! atari, save an own string it put in atari), else settle a fight of two-liberty strings or
-//! take the vital point of a small eye space next to it ([`tactics`]), else play a good shape
-//! next to it (weighted by the learned 3x3 pattern gammas), otherwise a random move that
-//! neither fills an own eye nor puts more than a few stones into atari. A mercy rule ends
-//! hopeless playouts early. Allocation-free: it plays on the board it is given.
+//! atari, save an own string it put in atari), else play a good shape next to it (weighted by
+//! the learned 3x3 pattern gammas), otherwise a random move that neither fills an
+//! own eye nor puts more than a few stones into atari. A mercy rule ends hopeless playouts
+//! early. Allocation-free: it plays on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
@@ -12,7 +11,6 @@ use crate::board::{Board, Cell, Color, Point};
 
 use super::ladder::{Scratch, escapes};
 use super::local_shape;
-use super::tactics;
 
 /// The largest string a random playout move may put into atari: throw-ins and nakade of up
 /// to three stones stay possible, bigger blunders do not.
@@ -20,9 +18,6 @@ const MAX_THROW_IN: usize = 3;
 
 /// Out of 256: how often a playout answers the last move when it can.
 const LOCAL_ANSWER_ODDS: u32 = 230;
-/// Out of 256: how often a playout answers a two-liberty fight or an eye space next to the
-/// last move when it can.
-const TACTICS_ODDS: u32 = 230;
 /// Out of 256: how often a playout plays a good shape next to the last move when there is one.
 const SHAPE_ODDS: u32 = 230;
 /// The least learned gamma of a shape the playout plays next to the last move. In 9x9
@@ -109,14 +104,6 @@ fn choose(
     if let Some(l) = last
         && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
         && let Some(p) = answer_locally(board, c, l, scratch)
-    {
-        return Some(p);
-    }
-    if let Some(l) = last
-        && rng.next_u32() % 256 < TACTICS_ODDS
-        && let Some(p) = tactics::two_liberty_answer(board, c, l)
-            .or_else(|| tactics::nakade_point(board, l))
-            .filter(|&p| board.is_sensible(p, c))
     {
         return Some(p);
     }
