@@ -2,8 +2,8 @@
 //! atari, save an own string it put in atari, take a string the mover's own last stone left
 //! in atari), else play a good shape next to it (weighted by the learned 3x3 pattern
 //! gammas), otherwise a random move that neither fills an own eye nor puts more than a few
-//! stones into atari. A mercy rule ends
-//! hopeless playouts early. Allocation-free: it plays on the board it is given.
+//! stones into atari. A mercy rule ends hopeless playouts early. Allocation-free: it plays
+//! on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
