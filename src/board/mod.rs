@@ -483,14 +483,19 @@ impl Board {
     /// Whether `c` may play on the empty point `p` (no simple ko, no suicide) and the point is
     /// not `c`'s own eye: the moves random playouts choose from. One look at the 3x3 code
     /// settles the usual case of a point with an empty neighbour.
-    #[inline]
+    #[inline(always)]
     pub fn is_sensible(&self, p: Point, c: Color) -> bool {
-        let code = self.pattern3[p.index()];
         // A ko point never has an empty side: the stone it took was surrounded.
-        shape3::has_empty_side(code)
-            || (self.ko != Some((p, c))
-                && !shape3::is_eye(code, c)
-                && !self.is_suicide_when_enclosed(p, c))
+        shape3::has_empty_side(self.pattern3[p.index()]) || self.is_sensible_when_enclosed(p, c)
+    }
+
+    /// [`Board::is_sensible`] for a point without an empty neighbour: kept out of line so that
+    /// the one-look common case inlines into the playouts' scans of the empty points.
+    #[inline(never)]
+    fn is_sensible_when_enclosed(&self, p: Point, c: Color) -> bool {
+        self.ko != Some((p, c))
+            && !shape3::is_eye(self.pattern3[p.index()], c)
+            && !self.is_suicide_when_enclosed(p, c)
     }
 
     /// Whether a stone of `c` on the empty point `p` would leave its string with one liberty
