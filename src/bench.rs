@@ -14,7 +14,7 @@ use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::{Game, Rules};
-use crate::player::mcts::{self, MctsPlayer, MctsSettings, Scratch, policy as heavy};
+use crate::player::mcts::{self, MctsPlayer, MctsSettings, ReplyTable, Scratch, policy as heavy};
 use crate::player::{Limits, Player};
 use crate::sgf;
 
@@ -200,6 +200,9 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
     let mut rng = SmallRng::seed_from_u64(size as u64);
     let mut board = start.clone();
     let mut scratch = Scratch::new();
+    let mut replies = ReplyTable::new();
+    let mut stones = Vec::with_capacity(move_cap(size));
+    let komi = game.rules().komi as f32;
     let mut moves = 0u64;
     let (done, seconds) = measure(options, || {
         board.copy_from(start);
@@ -212,17 +215,19 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
                 &mut rng,
             ) as u64,
             PolicyKind::Heavy => {
-                let mut n = 0;
-                heavy::play_out(
+                // As in a search: the playouts learn last good replies from each other.
+                stones.clear();
+                let outcome = heavy::play_out(
                     &mut board,
                     to_move,
                     None,
-                    move_cap(size),
                     &mut rng,
                     &mut scratch,
-                    |_, _| n += 1,
+                    &replies,
+                    |p, c| stones.push((p, c)),
                 );
-                n
+                replies.learn(&stones, outcome.winner(komi));
+                stones.len() as u64
             }
         };
     });

@@ -4,6 +4,7 @@
 mod analysis;
 mod dynamic_komi;
 mod ladder;
+mod last_good_reply;
 mod local_shape;
 pub mod policy;
 mod priors;
@@ -23,6 +24,7 @@ use crate::game::{Game, Scoring};
 use super::{Answer, Limits, Player};
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
+pub use last_good_reply::ReplyTable;
 pub use root_tally::ScoreStats;
 use search::{Params, Problem};
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};

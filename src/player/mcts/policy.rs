@@ -1,16 +1,19 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
 //! atari, save an own string it put in atari, take a string the mover's own last stone left
-//! in atari), else play a good shape next to it (weighted by the learned 3x3 pattern
-//! gammas), otherwise a random move that neither fills an own eye nor puts more than a few
+//! in atari), else play the reply to it that last won a playout of this search (see
+//! [`super::last_good_reply`]), else play a good shape next to it (weighted by the learned 3x3
+//! pattern gammas), otherwise a random move that neither fills an own eye nor puts more than a few
 //! stones into atari. A mercy rule ends hopeless playouts early. Allocation-free: it plays
 //! on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
 
+use crate::board::playout::move_cap;
 use crate::board::{Board, Cell, Color, Point};
 
 use super::ladder::{Scratch, escapes};
+use super::last_good_reply::ReplyTable;
 use super::local_shape;
 
 /// The largest string a random playout move may put into atari: throw-ins and nakade of up
@@ -33,25 +36,41 @@ pub struct Outcome {
     pub area_difference: f32,
 }
 
-/// Plays from `board` with `to_move` first until two passes in a row, the move cap, or one side
-/// has captured `mercy` stones more than the other. `last` is the move just played, if any.
-/// Calls `record` with every stone played, in order.
+impl Outcome {
+    /// Who won under `komi`; `None` for a jigo.
+    pub fn winner(&self, komi: f32) -> Option<Color> {
+        let margin = self.area_difference - komi;
+        if margin > 0.0 {
+            Some(Color::Black)
+        } else if margin < 0.0 {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+}
+
+/// Plays from `board` with `to_move` first until two passes in a row, the move cap
+/// ([`move_cap`]), or one side has captured `mercy` stones more than the other. `last` is the
+/// move just played, if any; `replies` the last good replies to answer moves with. Calls
+/// `record` with every stone played, in order.
 pub fn play_out(
     board: &mut Board,
     mut to_move: Color,
     mut last: Option<Point>,
-    max_moves: usize,
     rng: &mut SmallRng,
     scratch: &mut Scratch,
+    replies: &ReplyTable,
     mut record: impl FnMut(Point, Color),
 ) -> Outcome {
     let size = board.size();
+    let max_moves = move_cap(size);
     let mercy = (size * size / 3).max(4) as i64;
     let mut passes = 0;
     // The stone before the last one: the mover's own previous move.
     let mut own_last = None;
     for _ in 0..max_moves {
-        match choose(board, to_move, last, own_last, rng, scratch) {
+        match choose(board, to_move, last, own_last, rng, scratch, replies) {
             Some(p) => {
                 board.play(p, to_move);
                 record(p, to_move);
@@ -106,11 +125,17 @@ fn choose(
     own_last: Option<Point>,
     rng: &mut SmallRng,
     scratch: &mut Scratch,
+    replies: &ReplyTable,
 ) -> Option<Point> {
     if let Some(l) = last
         && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
         && let Some(p) = answer_locally(board, c, l, scratch)
             .or_else(|| own_last.and_then(|o| capture_next_to(board, c, o)))
+    {
+        return Some(p);
+    }
+    if let Some(l) = last
+        && let Some(p) = good_reply(board, c, l, replies)
     {
         return Some(p);
     }
@@ -121,6 +146,16 @@ fn choose(
         return Some(p);
     }
     random_move(board, c, rng)
+}
+
+/// The last good reply of `c` to the move on `last`, when it can be played now: an empty
+/// point, no own eye, no self-atari.
+fn good_reply(board: &Board, c: Color, last: Point, replies: &ReplyTable) -> Option<Point> {
+    let p = replies.get(c, last)?;
+    (board.cell(p) == Cell::Empty
+        && board.is_sensible(p, c)
+        && board.self_atari_size(p, c).is_none())
+    .then_some(p)
 }
 
 /// One of the empty points around the last move where `c` makes a shape whose learned gamma
@@ -308,12 +343,51 @@ mod tests {
                     Some(d3),
                     &mut rng,
                     &mut Scratch::new(),
+                    &ReplyTable::new(),
                 ) == Point::parse("C4", 9).ok()
             })
             .count();
         assert!(takes > 150, "{takes}");
         // Not White's business: D3 is no white stone.
         assert_eq!(capture_next_to(&b, Color::White, d3), None);
+    }
+
+    #[test]
+    fn answers_with_the_last_good_reply_when_it_is_playable() {
+        // Black just played E5 far from everything; White's remembered reply is C3.
+        let b = board(9, &["E5", "G3"], &["C7"]);
+        let (e5, c3, g3) = (
+            Point::parse("E5", 9).unwrap(),
+            Point::parse("C3", 9).unwrap(),
+            Point::parse("G3", 9).unwrap(),
+        );
+        let mut replies = ReplyTable::new();
+        replies.learn(
+            &[(e5, Color::Black), (c3, Color::White)],
+            Some(Color::White),
+        );
+        let mut rng = SmallRng::seed_from_u64(2);
+        let mut play = |replies: &ReplyTable| {
+            choose(
+                &b,
+                Color::White,
+                Some(e5),
+                None,
+                &mut rng,
+                &mut Scratch::new(),
+                replies,
+            )
+        };
+        assert!((0..50).all(|_| play(&replies) == Some(c3)));
+        // Without it the choice spreads over the board.
+        let empty = ReplyTable::new();
+        assert!((0..50).any(|_| play(&empty) != Some(c3)));
+        // An occupied reply point is skipped.
+        replies.learn(
+            &[(e5, Color::Black), (g3, Color::White)],
+            Some(Color::White),
+        );
+        assert!((0..50).all(|_| play(&replies) != Some(g3)));
     }
 
     #[test]
@@ -378,9 +452,9 @@ mod tests {
                     &mut b,
                     Color::Black,
                     None,
-                    3 * size * size,
                     &mut rng,
                     &mut Scratch::new(),
+                    &ReplyTable::new(),
                     |_, _| stones += 1,
                 );
                 assert!(stones > 0);

@@ -13,6 +13,7 @@ use crate::board::{Board, Color, MAX_CELLS, Point};
 use crate::player::Limits;
 
 use super::ladder::Scratch;
+use super::last_good_reply::ReplyTable;
 use super::policy;
 use super::priors;
 use super::root_tally::{OwnershipBuffer, RootTally};
@@ -184,6 +185,11 @@ struct Worker<'a> {
     /// played, and by whom (bit 0: white).
     first_play: Vec<u64>,
     generation: u64,
+    /// This thread's last good replies (see [`ReplyTable`]), learned from its playouts.
+    replies: Box<ReplyTable>,
+    /// The stones of the current playout, tree moves included, from the opponent's last
+    /// stone before the root on: what the replies learn from.
+    moves: Vec<(Point, Color)>,
     /// Final owners counted here when the search keeps a tally (analyses).
     ownership: Option<OwnershipBuffer>,
 }
@@ -201,6 +207,8 @@ impl<'a> Worker<'a> {
             scratch: Scratch::new(),
             first_play: vec![0; MAX_CELLS],
             generation: 0,
+            replies: ReplyTable::new(),
+            moves: Vec::with_capacity(4 * MAX_CELLS),
             ownership: ctx.problem.tally.map(|_| OwnershipBuffer::default()),
         }
     }
@@ -231,6 +239,9 @@ impl<'a> Worker<'a> {
         let mut color = problem.to_move;
         let mut last = problem.last;
         let mut depth = 0u64;
+        self.moves.clear();
+        self.moves
+            .extend(last.map(|l| (l, problem.to_move.opponent())));
         tree.enter(ROOT);
         self.path.push(ROOT);
         loop {
@@ -263,6 +274,7 @@ impl<'a> Worker<'a> {
                 let p = Point::from_index(usize::from(mv));
                 self.board.play(p, color);
                 self.mark(p, color, depth);
+                self.moves.push((p, color));
                 last = Some(p);
             }
             tree.enter(child);
@@ -274,20 +286,23 @@ impl<'a> Worker<'a> {
 
         let generation = self.generation;
         let first_play = &mut self.first_play;
+        let moves = &mut self.moves;
         let mut move_number = depth;
-        let size = self.board.size();
         let outcome = policy::play_out(
             &mut self.board,
             color,
             last,
-            3 * size * size,
             &mut self.rng,
             &mut self.scratch,
+            &self.replies,
             |p, c| {
                 mark(first_play, generation, p, c, move_number);
+                moves.push((p, c));
                 move_number += 1;
             },
         );
+        let winner = outcome.winner(problem.komi);
+        self.replies.learn(&self.moves, winner);
         let margin = outcome.area_difference - problem.komi;
         if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
             tally.record_score(tree.mv(first), margin);
@@ -298,12 +313,10 @@ impl<'a> Worker<'a> {
                 buffer.add(&self.board);
             }
         }
-        let black: HalfWins = if margin > 0.0 {
-            2
-        } else if margin < 0.0 {
-            0
-        } else {
-            1
+        let black: HalfWins = match winner {
+            Some(Color::Black) => 2,
+            Some(Color::White) => 0,
+            None => 1,
         };
         self.back_up(black, move_number);
     }
