@@ -1,10 +1,10 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
 //! atari, save an own string it put in atari, take a string the mover's own last stone left
-//! in atari), else play the reply to it that last won a playout of this search (see
-//! [`super::last_good_reply`]), else play a good shape next to it (weighted by the learned 3x3
-//! pattern gammas), otherwise a random move that neither fills an own eye nor puts more than a few
-//! stones into atari. A mercy rule ends hopeless playouts early. Allocation-free: it plays
-//! on the board it is given.
+//! in atari), else play the reply to it that last won a playout of this search thread (see
+//! [`super::last_good_reply`]), else play a good shape next to it (weighted by the learned
+//! 3x3 pattern gammas), otherwise a random move that neither fills an own eye nor puts more
+//! than a few stones into atari. A mercy rule ends hopeless playouts early. Allocation-free:
+//! it plays on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
