@@ -152,10 +152,13 @@ fn choose(
 /// point, no own eye, no self-atari.
 fn good_reply(board: &Board, c: Color, last: Point, replies: &ReplyTable) -> Option<Point> {
     let p = replies.get(c, last)?;
-    (board.cell(p) == Cell::Empty
-        && board.is_sensible(p, c)
-        && board.self_atari_size(p, c).is_none())
-    .then_some(p)
+    (board.cell(p) == Cell::Empty && is_safe(board, p, c)).then_some(p)
+}
+
+/// Whether `c` may play on the empty point `p` without filling an own eye or putting its
+/// string into atari: what the playouts ask of a reply and of a shape move.
+fn is_safe(board: &Board, p: Point, c: Color) -> bool {
+    board.is_sensible(p, c) && board.self_atari_size(p, c).is_none()
 }
 
 /// One of the empty points around the last move where `c` makes a shape whose learned gamma
@@ -173,8 +176,7 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
             continue;
         }
         let g = local_shape::gamma(board, p, c);
-        if g >= MIN_SHAPE_GAMMA && board.is_sensible(p, c) && board.self_atari_size(p, c).is_none()
-        {
+        if g >= MIN_SHAPE_GAMMA && is_safe(board, p, c) {
             found[count] = p;
             weight[count] = g;
             total += g;
