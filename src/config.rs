@@ -41,7 +41,7 @@ pub enum LevelConfig {
         playouts: Option<u64>,
         /// Search threads; 0 or absent: every core.
         threads: Option<usize>,
-        /// Tree capacity in nodes (about 40 bytes each); when full, the search goes on in the
+        /// Tree capacity in nodes (about 34 bytes each); when full, the search goes on in the
         /// tree it has without expanding it.
         max_nodes: Option<usize>,
         /// Resign when the best move's win rate is below this (0: never).

@@ -38,7 +38,7 @@ pub fn warm_up() {
 
 /// Playouts per move when neither the level nor the clock sets a budget.
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
-/// Tree nodes when the level does not say (about 40 bytes each).
+/// Tree nodes when the level does not say (about 34 bytes each).
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
 /// Points a handicap stone is worth to [`dynamic_komi`] (Pachi's `handicap_value`).
 pub const DEFAULT_HANDICAP_KOMI: f32 = 7.0;
