@@ -37,9 +37,14 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Black's margin under `komi` (negative when White is ahead).
+    pub fn margin(&self, komi: f32) -> f32 {
+        self.area_difference - komi
+    }
+
     /// Who won under `komi`; `None` for a jigo.
     pub fn winner(&self, komi: f32) -> Option<Color> {
-        let margin = self.area_difference - komi;
+        let margin = self.margin(komi);
         if margin > 0.0 {
             Some(Color::Black)
         } else if margin < 0.0 {

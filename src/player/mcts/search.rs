@@ -303,7 +303,7 @@ impl<'a> Worker<'a> {
         );
         let winner = outcome.winner(problem.komi);
         self.replies.learn(&self.moves, winner);
-        let margin = outcome.area_difference - problem.komi;
+        let margin = outcome.margin(problem.komi);
         if let (Some(tally), Some(&first)) = (problem.tally, self.path.get(1)) {
             tally.record_score(tree.mv(first), margin);
             if tally.keeps_moves_ownership() {
