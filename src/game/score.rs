@@ -40,10 +40,17 @@ impl StoneStatus {
     }
 }
 
+/// The share of playouts in which a string must keep its stones (or lose them) for its
+/// status to count as clear: Pachi judges groups at two thirds.
+const CLEAR_SHARE: f64 = 0.7;
+
 /// Life and death of every stone of a position, and the score it implies.
 pub struct Assessment {
     size: usize,
     status: Vec<Option<StoneStatus>>,
+    /// Stones whose strings neither Benson's algorithm nor a clear majority of the playouts
+    /// (see [`CLEAR_SHARE`]) settle.
+    unclear: Vec<bool>,
     /// Black's lead including komi (negative: White leads).
     score: f64,
 }
@@ -55,6 +62,7 @@ impl Assessment {
         let board = game.board();
         let ownership = Ownership::sample(board, game.to_move(), playouts);
         let mut status = vec![None; MAX_CELLS];
+        let mut unclear = vec![false; MAX_CELLS];
         for p in board.points() {
             let Some(c) = board.color_at(p) else { continue };
             // A string lives or dies as a whole: judge it by its stones' average.
@@ -67,6 +75,8 @@ impl Assessment {
                 .iter()
                 .map(|s| ownership.owned[c.index()][s.index()])
                 .sum();
+            let share = f64::from(kept) / f64::from(ownership.playouts * stones.len() as u32);
+            let is_unclear = share > 1.0 - CLEAR_SHARE && share < CLEAR_SHARE;
             let verdict = if 2 * kept < ownership.playouts * stones.len() as u32 {
                 StoneStatus::Dead
             } else if ownership.shares_liberties(board, p) {
@@ -76,6 +86,7 @@ impl Assessment {
             };
             for s in stones {
                 status[s.index()] = Some(verdict);
+                unclear[s.index()] = is_unclear;
             }
         }
         // What Benson's algorithm proves overrides what the playouts suggest.
@@ -85,9 +96,11 @@ impl Assessment {
                 match board.color_at(p) {
                     Some(o) if o == c && proof.is_alive(p) => {
                         status[p.index()] = Some(StoneStatus::Alive);
+                        unclear[p.index()] = false;
                     }
                     Some(o) if o != c && proof.is_enclosed(p) => {
                         status[p.index()] = Some(StoneStatus::Dead);
+                        unclear[p.index()] = false;
                     }
                     _ => {}
                 }
@@ -97,8 +110,15 @@ impl Assessment {
         Assessment {
             size: board.size(),
             status,
+            unclear,
             score,
         }
+    }
+
+    /// Whether the status of every stone is clear: proved by Benson's algorithm or agreed by
+    /// a clear majority of the playouts.
+    pub fn is_clear(&self) -> bool {
+        !self.unclear.contains(&true)
     }
 
     /// The status of the stone on `p` (`None` for an empty point).
@@ -415,6 +435,27 @@ mod tests {
             a.status(Point::parse("H8", 9).unwrap()),
             Some(StoneStatus::Dead)
         );
+    }
+
+    #[test]
+    fn clear_only_when_the_playouts_agree_on_every_string() {
+        let settled = [
+            ". X O . .",
+            "X X O . .",
+            ". X O . .",
+            "X X O O O",
+            ". X O . .",
+        ];
+        assert!(Assessment::of(&Game::from_rows(&settled, Rules::chinese(0.5)), 400).is_clear());
+        // Two lone stones side by side on an open board: either may end up captured.
+        let open = [
+            ". . . . .",
+            ". . . . .",
+            ". . X O .",
+            ". . . . .",
+            ". . . . .",
+        ];
+        assert!(!Assessment::of(&Game::from_rows(&open, Rules::chinese(0.5)), 400).is_clear());
     }
 
     #[test]

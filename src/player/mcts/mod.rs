@@ -19,6 +19,7 @@ use log::{debug, info};
 use rand::random;
 
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
+use crate::game::score::{self, Assessment, StoneStatus};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
@@ -290,6 +291,16 @@ impl Player for MctsPlayer {
         if root_children.len() == 1 {
             return Answer::Move(Move::Pass);
         }
+        if let Some(result) = pass_ends_in_win(game, color) {
+            info!("mcts: pass: the opponent passed, and the board counts {result}");
+            self.root = None;
+            self.losing_streak = 0;
+            self.last_search = SearchReport {
+                seconds: started.elapsed().as_secs_f64(),
+                ..SearchReport::default()
+            };
+            return Answer::Move(Move::Pass);
+        }
         let max_playouts = match (self.settings.playouts, limits.deadline) {
             (Some(n), _) => n,
             (None, Some(_)) => u64::MAX,
@@ -379,6 +390,30 @@ impl Player for MctsPlayer {
         }
         Answer::Move(mv)
     }
+}
+
+/// The result, when the opponent has just passed (so that a pass of `color` ends the game)
+/// and the scorer behind `final_score` counts the board as a win for `color`, clear about
+/// every stone, with no living string in atari: then the player passes rather than play on
+/// in a won position, where every further move only gives the playouts room to misjudge it
+/// (Pachi passes the same way). Against GNU Go, which passes as soon as it sees nothing
+/// left to gain, playing on lost games that both scorers counted as won for tengen.
+fn pass_ends_in_win(game: &Game, color: Color) -> Option<String> {
+    if !matches!(game.moves().last(), Some(&(c, Move::Pass)) if c != color) {
+        return None;
+    }
+    let assessment = Assessment::of(game, score::DEFAULT_PLAYOUTS);
+    let lead = match color {
+        Color::Black => assessment.score(),
+        Color::White => -assessment.score(),
+    };
+    let board = game.board();
+    let living_atari = board.points().any(|p| {
+        board.color_at(p).is_some()
+            && board.in_atari(p)
+            && assessment.status(p) != Some(StoneStatus::Dead)
+    });
+    (lead > 0.0 && assessment.is_clear() && !living_atari).then(|| assessment.result())
 }
 
 /// Whether nothing is left to play for under area scoring: every empty region touches one
@@ -590,6 +625,44 @@ mod tests {
             .play(Color::Black, Move::Play(Point::parse("E5", 9).unwrap()))
             .unwrap();
         assert!(is_settled(settled.board()));
+    }
+
+    #[test]
+    fn passes_after_the_opponent_passed_when_the_board_counts_a_win() {
+        // The board of the dame test: White's area is 44 points, Black's 36, and E5 is open.
+        let rows = [
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...X.O...",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+        ];
+        let mut mcts = player(2000, 1);
+        // At komi 0.5 White wins by 7.5 when the game ends now: after Black's pass it passes
+        // (without Black's pass it would fill E5 first, as the dame test shows for Black).
+        let mut ahead = Game::from_rows(&rows, Rules::chinese(0.5));
+        ahead.play(Color::Black, Move::Pass).unwrap();
+        assert_eq!(
+            mcts.genmove(&ahead, Color::White, &Limits::default()),
+            Answer::Move(Move::Pass)
+        );
+        // At komi -20.5 the same pass would lose by 12.5: White plays on.
+        let mut behind = Game::from_rows(&rows, Rules::chinese(-20.5));
+        behind.play(Color::Black, Move::Pass).unwrap();
+        assert_ne!(
+            mcts.genmove(&behind, Color::White, &Limits::default()),
+            Answer::Move(Move::Pass)
+        );
+        // And with the lead but no pass before it, White does not end the game either.
+        let unpassed = Game::from_rows(&rows, Rules::chinese(0.5));
+        assert_ne!(
+            mcts.genmove(&unpassed, Color::White, &Limits::default()),
+            Answer::Move(Move::Pass)
+        );
     }
 
     #[test]
