@@ -657,7 +657,7 @@ mod tests {
             "...XO....",
         ];
         let mut mcts = player(2000, 1);
-        // At komi 0.5 White wins by 7.5 when the game ends now: after Black's pass it passes
+        // At komi 0.5 White wins by 8.5 when the game ends now: after Black's pass it passes
         // (without Black's pass it would fill E5 first, as the dame test shows for Black).
         let mut ahead = Game::from_rows(&rows, Rules::chinese(0.5));
         ahead.play(Color::Black, Move::Pass).unwrap();
