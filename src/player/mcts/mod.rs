@@ -615,21 +615,24 @@ mod tests {
         );
     }
 
+    /// Black's area is the left 36 points, White's the right 44; E5 is the last dame, and
+    /// neither side can do anything else useful.
+    const ONE_DAME: [&str; 9] = [
+        "...XO....",
+        "...XO....",
+        "...XO....",
+        "...XO....",
+        "...X.O...",
+        "...XO....",
+        "...XO....",
+        "...XO....",
+        "...XO....",
+    ];
+
     #[test]
     fn does_not_pass_while_dame_remain_under_area_scoring() {
-        // Black's area is the left half, White's the right; E5 is the last dame, and neither
-        // side can do anything else useful. Black must fill it rather than pass.
-        let rows = [
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...X.O...",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-        ];
+        // Black must fill E5 rather than pass.
+        let rows = ONE_DAME;
         let game = Game::from_rows(&rows, Rules::chinese(0.5));
         assert!(!is_settled(game.board()));
         let mut mcts = player(2000, 1);
@@ -644,18 +647,7 @@ mod tests {
 
     #[test]
     fn passes_after_the_opponent_passed_when_the_board_counts_a_win() {
-        // The board of the dame test: White's area is 44 points, Black's 36, and E5 is open.
-        let rows = [
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...X.O...",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-        ];
+        let rows = ONE_DAME;
         let mut mcts = player(2000, 1);
         // At komi 0.5 White wins by 8.5 when the game ends now: after Black's pass it passes
         // (without Black's pass it would fill E5 first, as the dame test shows for Black).
