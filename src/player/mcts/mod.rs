@@ -405,12 +405,16 @@ impl Player for MctsPlayer {
 /// core): under a clock it is asked only while twice its estimated time
 /// ([`SCORER_MICROS_PER_POINT`] per point and playout) is left before the deadline.
 fn pass_ends_in_win(game: &Game, color: Color, limits: &Limits) -> Option<String> {
-    if !matches!(game.moves().last(), Some(&(c, Move::Pass)) if c != color) {
+    let board = game.board();
+    let points = game.size() * game.size();
+    if !matches!(game.moves().last(), Some(&(c, Move::Pass)) if c != color)
+        || points - board.empty_count() < earliest_pass(game.size())
+    {
         return None;
     }
-    let points = (game.size() * game.size()) as u64;
-    let cost =
-        Duration::from_micros(SCORER_MICROS_PER_POINT * points * score::DEFAULT_PLAYOUTS as u64);
+    let cost = Duration::from_micros(
+        SCORER_MICROS_PER_POINT * points as u64 * score::DEFAULT_PLAYOUTS as u64,
+    );
     if limits
         .deadline
         .is_some_and(|d| d.saturating_duration_since(Instant::now()) < 2 * cost)
@@ -422,13 +426,19 @@ fn pass_ends_in_win(game: &Game, color: Color, limits: &Limits) -> Option<String
         Color::Black => assessment.score(),
         Color::White => -assessment.score(),
     };
-    let board = game.board();
     let living_atari = board.points().any(|p| {
         board.color_at(p).is_some()
             && board.in_atari(p)
             && assessment.status(p) != Some(StoneStatus::Dead)
     });
     (lead > 0.0 && assessment.is_clear() && !living_atari).then(|| assessment.result())
+}
+
+/// The fewest stones on the board before [`pass_ends_in_win`] ends a game: Pachi's
+/// `board_earliest_pass`, size² / (7 - size / 5), 13 on 9x9 and 90 on 19x19, so that an
+/// opponent's pass in the opening (a test, a misclick) is not answered by the game's end.
+fn earliest_pass(size: usize) -> usize {
+    size * size / (7 - size / 5).max(1)
 }
 
 /// Whether nothing is left to play for under area scoring: every empty region touches one
@@ -668,6 +678,13 @@ mod tests {
         let unpassed = Game::from_rows(&rows, Rules::chinese(0.5));
         assert_ne!(
             mcts.genmove(&unpassed, Color::White, &Limits::default()),
+            Answer::Move(Move::Pass)
+        );
+        // Nor in the opening: on an empty board komi wins it for White, yet it plays on.
+        let mut opening = Game::new(9, Rules::chinese(7.0));
+        opening.play(Color::Black, Move::Pass).unwrap();
+        assert_ne!(
+            mcts.genmove(&opening, Color::White, &Limits::default()),
             Answer::Move(Move::Pass)
         );
         // Nor when the clock leaves too little time to ask the scorer.
