@@ -395,7 +395,8 @@ impl Player for MctsPlayer {
 }
 
 /// The result, when the opponent has just passed (so that a pass of `color` ends the game)
-/// and the scorer behind `final_score` counts the board as a win for `color`, clear about
+/// past the opening ([`earliest_pass`]) and the scorer behind `final_score` counts the
+/// board as a win for `color`, clear about
 /// every stone, with no living string in atari: then the player passes rather than play on
 /// in a won position, where every further move only gives the playouts room to misjudge it
 /// (Pachi passes the same way). Against GNU Go, which passes as soon as it sees nothing
