@@ -396,11 +396,11 @@ impl Player for MctsPlayer {
 
 /// The result, when the opponent has just passed (so that a pass of `color` ends the game)
 /// past the opening ([`earliest_pass`]) and the scorer behind `final_score` counts the
-/// board as a win for `color`, clear about
-/// every stone, with no living string in atari: then the player passes rather than play on
-/// in a won position, where every further move only gives the playouts room to misjudge it
-/// (Pachi passes the same way). Against GNU Go, which passes as soon as it sees nothing
-/// left to gain, playing on lost games that both scorers counted as won for tengen.
+/// board as a win for `color`, clear about every stone, with no living string in atari:
+/// then the player passes rather than play on in a won position, where every further move
+/// only gives the playouts room to misjudge it (Pachi passes the same way). Against GNU Go,
+/// which passes as soon as it sees nothing left to gain, playing on lost games that both
+/// scorers counted as won for tengen.
 ///
 /// The scorer takes time (1,000 playouts: about 3.3 s on 19x19 and 0.2 s on 9x9, one busy
 /// core): under a clock it is asked only while twice its estimated time
