@@ -48,9 +48,9 @@ const CLEAR_SHARE: f64 = 0.7;
 pub struct Assessment {
     size: usize,
     status: Vec<Option<StoneStatus>>,
-    /// Stones whose strings neither Benson's algorithm nor a clear majority of the playouts
-    /// (see [`CLEAR_SHARE`]) settle.
-    unclear: Vec<bool>,
+    /// Whether Benson's algorithm or a clear majority of the playouts (see [`CLEAR_SHARE`])
+    /// settles every string.
+    clear: bool,
     /// Black's lead including komi (negative: White leads).
     score: f64,
 }
@@ -110,7 +110,7 @@ impl Assessment {
         Assessment {
             size: board.size(),
             status,
-            unclear,
+            clear: !unclear.contains(&true),
             score,
         }
     }
@@ -118,7 +118,23 @@ impl Assessment {
     /// Whether the status of every stone is clear: proved by Benson's algorithm or agreed by
     /// a clear majority of the playouts.
     pub fn is_clear(&self) -> bool {
-        !self.unclear.contains(&true)
+        self.clear
+    }
+
+    /// The last liberty of each string of `board` (the board assessed) that is in atari and
+    /// not dead: a move there still changes the game.
+    pub fn living_atari_liberties<'a>(
+        &'a self,
+        board: &'a Board,
+    ) -> impl Iterator<Item = Point> + 'a {
+        board
+            .points()
+            .filter(|&p| {
+                board.color_at(p).is_some()
+                    && board.string_head(p) == p
+                    && self.status(p) != Some(StoneStatus::Dead)
+            })
+            .filter_map(|p| board.atari_liberty(p))
     }
 
     /// The status of the stone on `p` (`None` for an empty point).

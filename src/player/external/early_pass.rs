@@ -21,14 +21,8 @@ pub fn open_points(game: &Game, color: Color) -> Vec<Point> {
     let board = game.board();
     let assessment = Assessment::of(game, PLAYOUTS);
     let legal = |p: Point| game.legality(color, Move::Play(p)).is_ok();
-    let mut open: Vec<Point> = board
-        .points()
-        .filter(|&p| {
-            board.color_at(p).is_some()
-                && board.string_head(p) == p
-                && assessment.status(p) != Some(StoneStatus::Dead)
-        })
-        .filter_map(|p| board.atari_liberty(p))
+    let mut open: Vec<Point> = assessment
+        .living_atari_liberties(board)
         .filter(|&p| legal(p))
         .collect();
     let mut seen = vec![false; MAX_CELLS];

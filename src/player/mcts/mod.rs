@@ -19,7 +19,7 @@ use log::{debug, info};
 use rand::random;
 
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
-use crate::game::score::{self, Assessment, StoneStatus};
+use crate::game::score::{self, Assessment};
 use crate::game::{Game, Scoring};
 
 use super::{Answer, Limits, Player};
@@ -289,10 +289,6 @@ impl Player for MctsPlayer {
             Some(&(c, Move::Play(p))) if c != color => Some(p),
             _ => None,
         };
-        let root_children = MctsPlayer::root_children(game, color, last);
-        if root_children.len() == 1 {
-            return Answer::Move(Move::Pass);
-        }
         if let Some(result) = pass_ends_in_win(game, color, limits) {
             info!("mcts: pass: the opponent passed, and the board counts {result}");
             self.root = None;
@@ -301,6 +297,10 @@ impl Player for MctsPlayer {
                 seconds: started.elapsed().as_secs_f64(),
                 ..SearchReport::default()
             };
+            return Answer::Move(Move::Pass);
+        }
+        let root_children = MctsPlayer::root_children(game, color, last);
+        if root_children.len() == 1 {
             return Answer::Move(Move::Pass);
         }
         let max_playouts = match (self.settings.playouts, limits.deadline) {
@@ -427,11 +427,7 @@ fn pass_ends_in_win(game: &Game, color: Color, limits: &Limits) -> Option<String
         Color::Black => assessment.score(),
         Color::White => -assessment.score(),
     };
-    let living_atari = board.points().any(|p| {
-        board.color_at(p).is_some()
-            && board.in_atari(p)
-            && assessment.status(p) != Some(StoneStatus::Dead)
-    });
+    let living_atari = assessment.living_atari_liberties(board).next().is_some();
     (lead > 0.0 && assessment.is_clear() && !living_atari).then(|| assessment.result())
 }
 
@@ -643,13 +639,12 @@ mod tests {
     #[test]
     fn does_not_pass_while_dame_remain_under_area_scoring() {
         // Black must fill E5 rather than pass.
-        let rows = ONE_DAME;
-        let game = Game::from_rows(&rows, Rules::chinese(0.5));
+        let game = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         assert!(!is_settled(game.board()));
         let mut mcts = player(2000, 1);
         let answer = mcts.genmove(&game, Color::Black, &Limits::default());
         assert_ne!(answer, Answer::Move(Move::Pass));
-        let mut settled = Game::from_rows(&rows, Rules::chinese(0.5));
+        let mut settled = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         settled
             .play(Color::Black, Move::Play(Point::parse("E5", 9).unwrap()))
             .unwrap();
@@ -658,25 +653,24 @@ mod tests {
 
     #[test]
     fn passes_after_the_opponent_passed_when_the_board_counts_a_win() {
-        let rows = ONE_DAME;
         let mut mcts = player(2000, 1);
         // At komi 0.5 White wins by 8.5 when the game ends now: after Black's pass it passes
         // (without Black's pass it would fill E5 first, as the dame test shows for Black).
-        let mut ahead = Game::from_rows(&rows, Rules::chinese(0.5));
+        let mut ahead = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         ahead.play(Color::Black, Move::Pass).unwrap();
         assert_eq!(
             mcts.genmove(&ahead, Color::White, &Limits::default()),
             Answer::Move(Move::Pass)
         );
         // At komi -20.5 the same pass would lose by 12.5: White plays on.
-        let mut behind = Game::from_rows(&rows, Rules::chinese(-20.5));
+        let mut behind = Game::from_rows(&ONE_DAME, Rules::chinese(-20.5));
         behind.play(Color::Black, Move::Pass).unwrap();
         assert_ne!(
             mcts.genmove(&behind, Color::White, &Limits::default()),
             Answer::Move(Move::Pass)
         );
         // And with the lead but no pass before it, White does not end the game either.
-        let unpassed = Game::from_rows(&rows, Rules::chinese(0.5));
+        let unpassed = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         assert_ne!(
             mcts.genmove(&unpassed, Color::White, &Limits::default()),
             Answer::Move(Move::Pass)
