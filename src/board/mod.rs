@@ -502,7 +502,30 @@ impl Board {
     /// (or none). A capture of two or more stones never counts as a self-atari; a capture of
     /// one stone counts its point as a liberty. Returns the size the string would have, or
     /// `None` when the move is not a self-atari.
+    #[inline]
     pub fn self_atari_size(&self, p: Point, c: Color) -> Option<usize> {
+        self.self_atari(p, c).map(|s| s.size)
+    }
+
+    /// Whether a stone of `c` on the empty point `p` would put its string into atari with its
+    /// last liberty an empty point whose other neighbours are all `c`'s stones (or the edge):
+    /// the string's own eye, where the opponent can play only by taking it. Such a move fills
+    /// a shared liberty of a seki, or the liberty before the eye in a race; it never kills.
+    pub fn is_self_atari_into_own_eye(&self, p: Point, c: Color) -> bool {
+        let Some(SelfAtari {
+            liberty: Some(l), ..
+        }) = self.self_atari(p, c)
+        else {
+            return false;
+        };
+        self.cell(l) == Cell::Empty
+            && self.neighbors(l).into_iter().all(|n| {
+                n == p || matches!(self.cell(n), Cell::Border) || self.color_at(n) == Some(c)
+            })
+    }
+
+    /// [`Board::self_atari_size`] with the one liberty left, when there is one.
+    fn self_atari(&self, p: Point, c: Color) -> Option<SelfAtari> {
         if shape3::has_two_empty_sides(self.pattern3[p.index()]) {
             // Two empty neighbours are two liberties.
             return None;
@@ -556,7 +579,10 @@ impl Board {
                 }
             }
         }
-        Some(size)
+        Some(SelfAtari {
+            size,
+            liberty: (n_found == 1).then_some(found[0]),
+        })
     }
 
     /// How many liberties (at most `cap`, itself at most 8) the string of a stone of `c` on the
@@ -908,6 +934,14 @@ impl Board {
         assert_eq!(n_empty, self.n_empty);
         assert_eq!(hash, self.hash);
     }
+}
+
+/// A self-atari: the size the string would have and its one liberty left (`None` when it
+/// would have none).
+#[derive(Copy, Clone, Debug)]
+struct SelfAtari {
+    size: usize,
+    liberty: Option<Point>,
 }
 
 /// Iterator over the stones of one string.

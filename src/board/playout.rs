@@ -17,10 +17,12 @@ pub enum Policy {
     /// Any legal move that does not fill an own eye, uniformly at random.
     Light,
     /// Captures first; otherwise as `Light`, but never a self-atari of a string of four or
-    /// more stones. Random playouts that fill shared liberties destroy every seki; this policy
-    /// keeps them, while still allowing the throw-ins of up to three stones that kill an eye
-    /// space from inside (nakade). Taking what can be taken makes dead groups die as they
-    /// would in a real game instead of escaping by chance.
+    /// more stones, nor one that leaves the string only its own eye
+    /// ([`Board::is_self_atari_into_own_eye`]). Random playouts that fill shared liberties
+    /// destroy every seki; this policy keeps them (a small string's too), while still
+    /// allowing the throw-ins of up to three stones that kill an eye space from inside
+    /// (nakade). Taking what can be taken makes dead groups die as they would in a real game
+    /// instead of escaping by chance.
     NoSelfAtari,
 }
 
@@ -78,7 +80,7 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
             && (policy == Policy::Light
                 || board
                     .self_atari_size(p, c)
-                    .is_none_or(|s| s <= MAX_THROW_IN))
+                    .is_none_or(|s| s <= MAX_THROW_IN && !board.is_self_atari_into_own_eye(p, c)))
     })
 }
 

@@ -121,6 +121,22 @@ fn self_atari_sizes() {
 }
 
 #[test]
+fn self_atari_into_own_eye() {
+    // Black A2 and B1 keep A1 as their eye and share B2 with White's wall.
+    let board = Board::with_stones(5, &["A2", "B1"], &["A3", "B3", "C3", "C2", "C1"]);
+    // B2 joins them into a string whose one liberty is that eye: White would take all.
+    assert!(board.is_self_atari_into_own_eye(pt(&board, "B2"), Color::Black));
+    // A1 (an eye, never played by the playouts anyway) would leave B2, which White touches.
+    assert_eq!(
+        board.self_atari_size(pt(&board, "A1"), Color::Black),
+        Some(3)
+    );
+    assert!(!board.is_self_atari_into_own_eye(pt(&board, "A1"), Color::Black));
+    // No self-atari at all.
+    assert!(!board.is_self_atari_into_own_eye(pt(&board, "D4"), Color::Black));
+}
+
+#[test]
 fn string_liberties_lists_distinct_points() {
     let board = board_with(9, &["E5", "A1", "E6"]);
     let mut buf = [Point::from_index(0); 16];

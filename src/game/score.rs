@@ -406,6 +406,34 @@ mod tests {
     }
 
     #[test]
+    fn a_small_strings_seki_survives_beside_a_false_one() {
+        // The end of a game against GNU Go. Bottom left: Black A2 and B1 share B2 with
+        // White's big group, whose only eye is A4, and keep A1 as their own eye: seki (Black
+        // filling B2 would give White A1 and the corner). Top left: White's corner shares A8
+        // and B9 with Black A9 but it is a false seki: Black's throw-in at A8 leaves White a
+        // two-point eye after the capture, and Black kills it. GNU Go counts B+3 too.
+        let rows = [
+            "X . O O X O . . .",
+            ". O O X X O . . .",
+            "O O X X X O O . .",
+            "X X X X X O . O .",
+            "O O X . X X O O .",
+            ". O X . X . X O O",
+            "O O O X X X . X X",
+            "X . O X O X X . .",
+            ". X O O O O O X .",
+        ];
+        let game = Game::from_rows(&rows, Rules::chinese(7.0));
+        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
+        let p = |v| Point::parse(v, 9).unwrap();
+        assert_eq!(a.status(p("A2")), Some(StoneStatus::Seki));
+        assert_eq!(a.status(p("B1")), Some(StoneStatus::Seki));
+        assert_eq!(a.status(p("C9")), Some(StoneStatus::Dead));
+        assert_eq!(a.status(p("A9")), Some(StoneStatus::Alive));
+        assert_eq!(a.result(), "B+3");
+    }
+
+    #[test]
     fn a_group_with_one_two_point_eye_is_dead() {
         // From a medium vs GNU Go game: the black group at the top left has only the eye
         // A9-A8; White throws in and captures it. GNU Go scores W+38; so must we.
