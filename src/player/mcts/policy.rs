@@ -255,7 +255,8 @@ fn capture_touching(board: &Board, stone: Point, c: Color) -> Option<Point> {
 }
 
 /// A uniformly random empty point (scanning on from a random start) where `c` may play
-/// without filling its own eye or putting more than [`MAX_THROW_IN`] stones into atari.
+/// without filling its own eye, putting more than [`MAX_THROW_IN`] stones into atari, or
+/// leaving a string only its own eye (which breaks a small string's seki).
 fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
     let n = board.empty_count();
     if n == 0 {
@@ -268,7 +269,7 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
         if board.is_sensible(p, c)
             && board
                 .self_atari_size(p, c)
-                .is_none_or(|s| s <= MAX_THROW_IN)
+                .is_none_or(|s| s <= MAX_THROW_IN && !board.is_self_atari_into_own_eye(p, c))
         {
             return Some(p);
         }
@@ -446,6 +447,27 @@ mod tests {
             shape_move(&lone, black, e5, &mut rng)
                 .is_none_or(|p| local_shape::gamma(&lone, p, black) >= MIN_SHAPE_GAMMA)
         }));
+    }
+
+    #[test]
+    fn random_moves_keep_a_small_strings_seki() {
+        // Black A2 and B1 keep A1 as their eye and share B2 with White's group: B2 would
+        // give White the corner. A1 is Black's eye, E1 and D4 White's: Black passes.
+        let b = board(
+            5,
+            &["A2", "B1"],
+            &[
+                "C1", "D1", "C2", "D2", "E2", "A3", "B3", "C3", "D3", "E3", "A4", "B4", "C4", "E4",
+                "A5", "B5", "C5", "D5", "E5",
+            ],
+        );
+        let b2 = Point::parse("B2", 5).unwrap();
+        assert!(b.is_sensible(b2, Color::Black));
+        assert_eq!(b.self_atari_size(b2, Color::Black), Some(3));
+        let mut rng = SmallRng::seed_from_u64(7);
+        for _ in 0..20 {
+            assert_eq!(random_move(&b, Color::Black, &mut rng), None);
+        }
     }
 
     #[test]
