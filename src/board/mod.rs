@@ -519,9 +519,10 @@ impl Board {
             return false;
         };
         self.cell(l) == Cell::Empty
-            && self.neighbors(l).into_iter().all(|n| {
-                n == p || matches!(self.cell(n), Cell::Border) || self.color_at(n) == Some(c)
-            })
+            && self
+                .neighbors(l)
+                .into_iter()
+                .all(|n| n == p || self.cell(n) == Cell::Border || self.color_at(n) == Some(c))
     }
 
     /// [`Board::self_atari_size`] with the one liberty left, when there is one.
