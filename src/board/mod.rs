@@ -507,22 +507,23 @@ impl Board {
         self.self_atari(p, c).map(|s| s.size)
     }
 
-    /// Whether a stone of `c` on the empty point `p` would put its string into atari with its
-    /// last liberty an empty point whose other neighbours are all `c`'s stones (or the edge):
-    /// the string's own eye, where the opponent can play only by taking it. Such a move fills
-    /// a shared liberty of a seki, or the liberty before the eye in a race; it never kills.
-    pub fn is_self_atari_into_own_eye(&self, p: Point, c: Color) -> bool {
-        let Some(SelfAtari {
-            liberty: Some(l), ..
-        }) = self.self_atari(p, c)
-        else {
+    /// Whether a stone of `c` on the empty point `p` is a self-atari that random playouts do
+    /// not play: one of more than `max_throw_in` stones, or one whose last liberty is an empty
+    /// point with only `c`'s stones (or the edge) around it, the string's own eye, where the
+    /// opponent can play only by taking it. That fills a shared liberty of a seki, or the
+    /// liberty before the eye in a race; it never kills. Smaller self-ataris (throw-ins,
+    /// nakade) are not bad.
+    pub fn is_bad_self_atari(&self, p: Point, c: Color, max_throw_in: usize) -> bool {
+        let Some(atari) = self.self_atari(p, c) else {
             return false;
         };
-        self.cell(l) == Cell::Empty
-            && self
-                .neighbors(l)
-                .into_iter()
-                .all(|n| n == p || self.cell(n) == Cell::Border || self.color_at(n) == Some(c))
+        atari.size > max_throw_in
+            || atari.liberty.is_some_and(|l| {
+                self.cell(l) == Cell::Empty
+                    && self.neighbors(l).into_iter().all(|n| {
+                        n == p || self.cell(n) == Cell::Border || self.color_at(n) == Some(c)
+                    })
+            })
     }
 
     /// [`Board::self_atari_size`] with the one liberty left, when there is one.

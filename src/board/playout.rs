@@ -7,9 +7,10 @@ use rand::rngs::SmallRng;
 
 use super::{Board, Cell, Color, Point};
 
-/// The largest string a `NoSelfAtari` playout may put into atari: enough for the nakade
-/// throw-ins that kill eye spaces of up to six points.
-const MAX_THROW_IN: usize = 3;
+/// The largest string a random playout move may put into atari (the scorer's `NoSelfAtari`
+/// playouts and the search's): enough for the throw-ins and nakade that kill eye spaces of
+/// up to six points; bigger self-ataris are blunders.
+pub const MAX_THROW_IN: usize = 3;
 
 /// Which moves a playout may choose from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -18,7 +19,7 @@ pub enum Policy {
     Light,
     /// Captures first; otherwise as `Light`, but never a self-atari of a string of four or
     /// more stones, nor one that leaves the string only its own eye
-    /// ([`Board::is_self_atari_into_own_eye`]). Random playouts that fill shared liberties
+    /// ([`Board::is_bad_self_atari`]). Random playouts that fill shared liberties
     /// destroy every seki; this policy keeps them (a small string's too), while still
     /// allowing the throw-ins of up to three stones that kill an eye space from inside
     /// (nakade). Taking what can be taken makes dead groups die as they would in a real game
@@ -77,10 +78,7 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
     }
     first_from(board, start, |p| {
         board.is_sensible(p, c)
-            && (policy == Policy::Light
-                || board
-                    .self_atari_size(p, c)
-                    .is_none_or(|s| s <= MAX_THROW_IN && !board.is_self_atari_into_own_eye(p, c)))
+            && (policy == Policy::Light || !board.is_bad_self_atari(p, c, MAX_THROW_IN))
     })
 }
 

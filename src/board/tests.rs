@@ -121,19 +121,25 @@ fn self_atari_sizes() {
 }
 
 #[test]
-fn self_atari_into_own_eye() {
+fn bad_self_ataris() {
     // Black A2 and B1 keep A1 as their eye and share B2 with White's wall.
     let board = Board::with_stones(5, &["A2", "B1"], &["A3", "B3", "C3", "C2", "C1"]);
     // B2 joins them into a string whose one liberty is that eye: White would take all.
-    assert!(board.is_self_atari_into_own_eye(pt(&board, "B2"), Color::Black));
+    assert_eq!(
+        board.self_atari_size(pt(&board, "B2"), Color::Black),
+        Some(3)
+    );
+    assert!(board.is_bad_self_atari(pt(&board, "B2"), Color::Black, 3));
     // A1 (an eye, never played by the playouts anyway) would leave B2, which White touches.
     assert_eq!(
         board.self_atari_size(pt(&board, "A1"), Color::Black),
         Some(3)
     );
-    assert!(!board.is_self_atari_into_own_eye(pt(&board, "A1"), Color::Black));
+    assert!(!board.is_bad_self_atari(pt(&board, "A1"), Color::Black, 3));
+    // Unless the throw-in is too big.
+    assert!(board.is_bad_self_atari(pt(&board, "A1"), Color::Black, 2));
     // No self-atari at all.
-    assert!(!board.is_self_atari_into_own_eye(pt(&board, "D4"), Color::Black));
+    assert!(!board.is_bad_self_atari(pt(&board, "D4"), Color::Black, 0));
 }
 
 #[test]

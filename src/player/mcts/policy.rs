@@ -9,16 +9,12 @@
 use rand::Rng;
 use rand::rngs::SmallRng;
 
-use crate::board::playout::move_cap;
+use crate::board::playout::{MAX_THROW_IN, move_cap};
 use crate::board::{Board, Cell, Color, Point};
 
 use super::ladder::{Scratch, escapes};
 use super::last_good_reply::ReplyTable;
 use super::local_shape;
-
-/// The largest string a random playout move may put into atari: throw-ins and nakade of up
-/// to three stones stay possible, bigger blunders do not.
-const MAX_THROW_IN: usize = 3;
 
 /// Out of 256: how often a playout answers the last move when it can.
 const LOCAL_ANSWER_ODDS: u32 = 230;
@@ -266,11 +262,7 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
     let mut k = start;
     loop {
         let p = board.empty_at(k);
-        if board.is_sensible(p, c)
-            && board
-                .self_atari_size(p, c)
-                .is_none_or(|s| s <= MAX_THROW_IN && !board.is_self_atari_into_own_eye(p, c))
-        {
+        if board.is_sensible(p, c) && !board.is_bad_self_atari(p, c, MAX_THROW_IN) {
             return Some(p);
         }
         k += 1;
