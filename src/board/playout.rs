@@ -85,14 +85,18 @@ pub fn random_move(board: &Board, c: Color, policy: Policy, rng: &mut SmallRng) 
 /// A random index below `n` by one multiplication (Lemire), without rejection: the bias is
 /// below n / 2^32, far under anything a playout could notice.
 #[inline]
-fn below(rng: &mut SmallRng, n: usize) -> usize {
+pub fn below(rng: &mut SmallRng, n: usize) -> usize {
     ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize
 }
 
 /// The first empty point, scanning the empty list cyclically from index `start`, that is
 /// `acceptable`.
 #[inline]
-fn first_from(board: &Board, start: usize, acceptable: impl Fn(Point) -> bool) -> Option<Point> {
+pub fn first_from(
+    board: &Board,
+    start: usize,
+    acceptable: impl Fn(Point) -> bool,
+) -> Option<Point> {
     let n = board.empty_count();
     let mut k = start;
     loop {

@@ -9,7 +9,7 @@
 use rand::Rng;
 use rand::rngs::SmallRng;
 
-use crate::board::playout::{MAX_THROW_IN, move_cap};
+use crate::board::playout::{MAX_THROW_IN, below, first_from, move_cap};
 use crate::board::{Board, Cell, Color, Point};
 
 use super::ladder::{Scratch, escapes};
@@ -258,21 +258,9 @@ fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
     if n == 0 {
         return None;
     }
-    let start = ((u64::from(rng.next_u32()) * n as u64) >> 32) as usize;
-    let mut k = start;
-    loop {
-        let p = board.empty_at(k);
-        if board.is_sensible(p, c) && !board.is_bad_self_atari(p, c, MAX_THROW_IN) {
-            return Some(p);
-        }
-        k += 1;
-        if k == n {
-            k = 0;
-        }
-        if k == start {
-            return None;
-        }
-    }
+    first_from(board, below(rng, n), |p| {
+        board.is_sensible(p, c) && !board.is_bad_self_atari(p, c, MAX_THROW_IN)
+    })
 }
 
 #[cfg(test)]
