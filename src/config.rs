@@ -55,7 +55,7 @@ pub enum LevelConfig {
         /// Extra RAVE weight of a move played right after a node, fading to none for one
         /// played at the playout's end (3).
         rave_early_weight: Option<u32>,
-        /// Visits before a tree node is expanded (8).
+        /// Visits before a tree node is expanded (4 on 9x9 and smaller boards, 8 above).
         expand_after: Option<u32>,
         /// Points per handicap stone that Black's search pretends White has as extra komi,
         /// fading to none by move 200 on 19x19 (45 on 9x9); 0 turns it off (7).
@@ -120,7 +120,7 @@ impl LevelConfig {
                     exploration: exploration.unwrap_or(defaults.exploration),
                     rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
                     rave_early_weight: rave_early_weight.unwrap_or(defaults.rave_early_weight),
-                    expand_after: expand_after.unwrap_or(defaults.expand_after),
+                    expand_after: expand_after.or(defaults.expand_after),
                     handicap_komi: handicap_komi.unwrap_or(defaults.handicap_komi).max(0.0),
                     ..defaults
                 }))

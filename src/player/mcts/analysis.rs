@@ -147,7 +147,7 @@ impl MctsPlayer {
                 early_stop: false,
                 tally: Some(&tally),
             };
-            done += search::run(&self.tree, &problem, &self.params);
+            done += search::run(&self.tree, &problem, &self.params_for(game.size()));
             let last = request.stop.load(Ordering::Relaxed)
                 || request.max_playouts.is_some_and(|m| done >= m)
                 || request.deadline.is_some_and(|d| Instant::now() >= d);

@@ -11,6 +11,7 @@ mod priors;
 mod root_tally;
 mod search;
 mod shapes;
+mod tactics;
 mod tree;
 
 use std::time::{Duration, Instant};
@@ -79,8 +80,9 @@ pub struct MctsSettings {
     pub rave_equivalence: f32,
     /// Extra RAVE weight of a move played right after a node (see [`Params`]).
     pub rave_early_weight: u32,
-    /// Visits a node needs before it is expanded.
-    pub expand_after: u32,
+    /// Visits a node needs before it is expanded; `None`: by board size
+    /// ([`search::expand_after_for`]: 4 up to 9x9, 8 above).
+    pub expand_after: Option<u32>,
     /// Points per handicap stone that a search for Black in a handicap game pretends White
     /// has as extra komi, fading to none over the game's first part (see [`dynamic_komi`]);
     /// 0 turns it off.
@@ -101,7 +103,7 @@ impl Default for MctsSettings {
             exploration: Params::default().exploration,
             rave_equivalence: Params::default().rave_equivalence,
             rave_early_weight: Params::default().rave_early_weight,
-            expand_after: Params::default().expand_after,
+            expand_after: None,
             handicap_komi: DEFAULT_HANDICAP_KOMI,
             early_stop: true,
         }
@@ -157,7 +159,8 @@ impl MctsPlayer {
                 exploration: settings.exploration.max(0.0),
                 rave_equivalence: settings.rave_equivalence.max(1.0),
                 rave_early_weight: settings.rave_early_weight.min(MAX_RAVE_EARLY_WEIGHT),
-                expand_after: settings.expand_after,
+                // Set for each search from the board's size (see `params_for`).
+                expand_after: Params::default().expand_after,
             },
             tree: Tree::new(settings.max_nodes.max(1000)),
             spare: Tree::new(settings.max_nodes.max(1000)),
@@ -166,6 +169,18 @@ impl MctsPlayer {
             settings,
             last_search: SearchReport::default(),
             losing_streak: 0,
+        }
+    }
+
+    /// The search parameters for a board of `size`: the level's, with `expand_after` by size
+    /// unless the level sets it.
+    fn params_for(&self, size: usize) -> Params {
+        Params {
+            expand_after: self
+                .settings
+                .expand_after
+                .unwrap_or_else(|| search::expand_after_for(size)),
+            ..self.params
         }
     }
 
@@ -324,7 +339,7 @@ impl Player for MctsPlayer {
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);
-        let playouts = search::run(&self.tree, &problem, &self.params);
+        let playouts = search::run(&self.tree, &problem, &self.params_for(game.size()));
         self.root = Some(RootPosition {
             board: game.board().clone(),
             to_move: color,
@@ -520,6 +535,21 @@ mod tests {
             answer,
             Answer::Move(Move::Play(Point::parse("F5", 9).unwrap()))
         );
+    }
+
+    #[test]
+    fn nodes_expand_sooner_on_small_boards_unless_the_level_says() {
+        let by_size = player(10, 1);
+        assert_eq!(by_size.params_for(9).expand_after, 4);
+        assert_eq!(by_size.params_for(7).expand_after, 4);
+        assert_eq!(by_size.params_for(13).expand_after, 8);
+        assert_eq!(by_size.params_for(19).expand_after, 8);
+        let set = MctsPlayer::new(MctsSettings {
+            expand_after: Some(6),
+            ..MctsSettings::default()
+        });
+        assert_eq!(set.params_for(9).expand_after, 6);
+        assert_eq!(set.params_for(19).expand_after, 6);
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The playout policy of the search: answer the last move locally (take a string it left in
 //! atari, save an own string it put in atari, take a string the mover's own last stone left
 //! in atari), else play the reply to it that last won a playout of this search thread (see
-//! [`super::last_good_reply`]), else play a good shape next to it (weighted by the learned
-//! 3x3 pattern gammas), otherwise a random move that neither fills an own eye nor puts more
-//! than a few stones into atari. A mercy rule ends hopeless playouts early. Allocation-free:
-//! it plays on the board it is given.
+//! [`super::last_good_reply`]), else settle a fight of two-liberty strings or take the vital
+//! point of a small eye space next to it ([`super::tactics`]), else play a good shape next to
+//! it (weighted by the learned 3x3 pattern gammas), otherwise a random move that neither
+//! fills an own eye nor puts more than a few stones into atari. A mercy rule ends hopeless
+//! playouts early. Allocation-free: it plays on the board it is given.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
@@ -15,9 +16,13 @@ use crate::board::{Board, Cell, Color, Point};
 use super::ladder::{Scratch, escapes};
 use super::last_good_reply::ReplyTable;
 use super::local_shape;
+use super::tactics;
 
 /// Out of 256: how often a playout answers the last move when it can.
 const LOCAL_ANSWER_ODDS: u32 = 230;
+/// Out of 256: how often a playout answers a two-liberty fight or an eye space next to the
+/// last move when it can.
+const TACTICS_ODDS: u32 = 230;
 /// Out of 256: how often a playout plays a good shape next to the last move when there is one.
 const SHAPE_ODDS: u32 = 230;
 /// The least learned gamma of a shape the playout plays next to the last move. In 9x9
@@ -137,6 +142,14 @@ fn choose(
     }
     if let Some(l) = last
         && let Some(p) = good_reply(board, c, l, replies)
+    {
+        return Some(p);
+    }
+    if let Some(l) = last
+        && rng.next_u32() % 256 < TACTICS_ODDS
+        && let Some(p) = tactics::two_liberty_answer(board, c, l)
+            .or_else(|| tactics::nakade_point(board, l))
+            .filter(|&p| board.is_sensible(p, c))
     {
         return Some(p);
     }

@@ -1,0 +1,279 @@
+//! Local tactics the playouts answer the last move with once no string is in atari: strings
+//! with two liberties (the capturing races random moves misjudge most) and the vital point
+//! of a small eye space (nakade). Read on the board itself with liberty counts, no search:
+//! cheap enough to look at after every playout move.
+
+use crate::board::{Board, Cell, Color, Point};
+
+/// The largest eye space whose vital point is looked for.
+const MAX_EYE_SPACE: usize = 6;
+
+/// A move of `c` answering the opponent's stone on `last` in a fight of two-liberty strings:
+/// the atari that kills the last move's string (or a two-liberty string next to an own one it
+/// touched), or else the move that saves an own two-liberty string next to it which the
+/// opponent could kill that way: by capturing, by winning the race first, or by extending to
+/// three liberties.
+pub fn two_liberty_answer(board: &Board, c: Color, last: Point) -> Option<Point> {
+    let opponent = c.opponent();
+    if board.color_at(last) != Some(opponent) {
+        return None;
+    }
+    if let Some(libs) = two_liberties(board, last)
+        && let Some(p) = killing_atari(board, last, libs, c)
+    {
+        return Some(p);
+    }
+    let mut seen = [last; 4];
+    let mut n_seen = 0;
+    for n in board.neighbors(last) {
+        if board.color_at(n) != Some(c) {
+            continue;
+        }
+        let head = board.string_head(n);
+        if seen[..n_seen].contains(&head) {
+            continue;
+        }
+        seen[n_seen] = head;
+        n_seen += 1;
+        let Some(libs) = two_liberties(board, n) else {
+            continue;
+        };
+        if killing_atari(board, n, libs, opponent).is_some()
+            && let Some(p) = defend(board, n, libs, c)
+        {
+            return Some(p);
+        }
+    }
+    None
+}
+
+/// The two liberties of the string on `s`, when it has exactly two.
+fn two_liberties(board: &Board, s: Point) -> Option<[Point; 2]> {
+    let mut libs = [s; 3];
+    (board.string_liberties(s, &mut libs) == 2).then_some([libs[0], libs[1]])
+}
+
+/// The atari by `attacker` on the string on `s` (liberties `libs`) that leaves it no way
+/// out: the attacking stone is not itself in atari, extending at the other liberty gives the
+/// string at most one liberty, and no attacking string next to it is in atari.
+fn killing_atari(board: &Board, s: Point, libs: [Point; 2], attacker: Color) -> Option<Point> {
+    let defender = attacker.opponent();
+    if counter_captures(board, s, attacker) {
+        return None;
+    }
+    [(libs[0], libs[1]), (libs[1], libs[0])]
+        .into_iter()
+        .find_map(|(atari, other)| {
+            if board.legality(atari, attacker).is_err()
+                || board.self_atari_size(atari, attacker).is_some()
+            {
+                return None;
+            }
+            // The extension counts `atari` among the string's liberties; the attacker holds it.
+            let after = board.liberties_after(other, defender, 3);
+            (after <= 2).then_some(atari)
+        })
+}
+
+/// Whether a string of `attacker` next to the string on `s` is in atari, so that the
+/// defender answers an atari by capturing it.
+fn counter_captures(board: &Board, s: Point, attacker: Color) -> bool {
+    board.string_stones(s).any(|stone| {
+        board
+            .neighbors(stone)
+            .into_iter()
+            .any(|n| board.color_at(n) == Some(attacker) && board.in_atari(n))
+    })
+}
+
+/// How `c` saves its string on `s` (liberties `libs`): an atari that kills a two-liberty
+/// opponent string next to it (the race is won first), else an extension to three liberties
+/// or more that is not a self-atari.
+fn defend(board: &Board, s: Point, libs: [Point; 2], c: Color) -> Option<Point> {
+    let opponent = c.opponent();
+    let mut seen = [s; 8];
+    let mut n_seen = 0;
+    for stone in board.string_stones(s) {
+        for n in board.neighbors(stone) {
+            if board.color_at(n) != Some(opponent) {
+                continue;
+            }
+            let head = board.string_head(n);
+            if seen[..n_seen].contains(&head) {
+                continue;
+            }
+            if n_seen < seen.len() {
+                seen[n_seen] = head;
+                n_seen += 1;
+            }
+            if let Some(their) = two_liberties(board, n)
+                && let Some(p) = killing_atari(board, n, their, c)
+            {
+                return Some(p);
+            }
+        }
+    }
+    libs.into_iter()
+        .find(|&l| board.legality(l, c).is_ok() && board.liberties_after(l, c, 3) >= 3)
+}
+
+/// The vital point of the small eye space next to the opponent's stone on `last`: an empty
+/// region of three to six points walled in by the opponent alone, whose shape has one point
+/// touching more of the region than any other (the middle of three, the centre of the
+/// pyramid four, the bulky five, the crossed five and the rabbity six). Playing there is
+/// what kills, or for the wall's owner what lives.
+pub fn nakade_point(board: &Board, last: Point) -> Option<Point> {
+    let wall = board.color_at(last)?;
+    let start = board
+        .neighbors(last)
+        .into_iter()
+        .find(|&n| board.cell(n) == Cell::Empty)?;
+    let mut region = [start; MAX_EYE_SPACE];
+    let mut size = 1;
+    let mut k = 0;
+    while k < size {
+        for n in board.neighbors(region[k]) {
+            match board.cell(n) {
+                Cell::Empty if !region[..size].contains(&n) => {
+                    if size == MAX_EYE_SPACE {
+                        return None;
+                    }
+                    region[size] = n;
+                    size += 1;
+                }
+                Cell::Empty | Cell::Border => {}
+                cell => {
+                    if cell.color() != Some(wall) {
+                        return None;
+                    }
+                }
+            }
+        }
+        k += 1;
+    }
+    if size < 3 {
+        return None;
+    }
+    let touching = |p: Point| {
+        board
+            .neighbors(p)
+            .into_iter()
+            .filter(|n| region[..size].contains(n))
+            .count()
+    };
+    let mut best = region[0];
+    let mut best_count = 0;
+    let mut ties = 0;
+    for &p in &region[..size] {
+        let count = touching(p);
+        if count > best_count {
+            best = p;
+            best_count = count;
+            ties = 0;
+        } else if count == best_count {
+            ties += 1;
+        }
+    }
+    // Four in a row or bent, and the square, have no single vital point.
+    (ties == 0 && best_count >= 2).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(v: &str, size: usize) -> Point {
+        Point::parse(v, size).expect("a test vertex")
+    }
+
+    #[test]
+    fn kills_a_two_liberty_string_that_cannot_extend() {
+        // White C3 (last move) has liberties C4 and D3; Black B3, C2, D4 and E3 wall it in:
+        // either atari kills, the extension gets no room.
+        let b = Board::with_stones(7, &["B3", "C2", "D4", "E3", "D2"], &["C3"]);
+        // D3 would let White out at C4 (B4, C5); C4 leaves D3, a point without liberties.
+        assert_eq!(
+            two_liberty_answer(&b, Color::Black, pt("C3", 7)),
+            Some(pt("C4", 7))
+        );
+    }
+
+    #[test]
+    fn leaves_a_string_that_would_run_into_the_open() {
+        // White D4 has liberties E4 and D5 after black C4 and D3, but either extension gets
+        // three liberties: no atari kills it.
+        let b = Board::with_stones(9, &["C4", "D3"], &["D4"]);
+        assert_eq!(two_liberty_answer(&b, Color::Black, pt("D4", 9)), None);
+    }
+
+    #[test]
+    fn does_not_atari_when_the_defender_captures_instead() {
+        // White C3 has liberties C4 and D3, but black B3 next to it is in atari (white A3
+        // and B4 around it, its last liberty B2): White would answer the atari by taking B3.
+        let b = Board::with_stones(7, &["B3", "C2"], &["A3", "B4", "C3"]);
+        assert!(b.in_atari(pt("B3", 7)));
+        assert_eq!(two_liberty_answer(&b, Color::Black, pt("C3", 7)), None);
+    }
+
+    #[test]
+    fn wins_a_race_between_two_liberty_strings() {
+        // On the first line black C1-C2 (liberties B1, B2) and white D1-D2 (liberties E1,
+        // E2) are both walled in; Black to move kills White first.
+        let b = Board::with_stones(
+            7,
+            &["C1", "C2", "D3", "D4", "E3"],
+            &["D1", "D2", "C3", "C4", "B3"],
+        );
+        assert_eq!(b.liberties(pt("C1", 7)), 2);
+        assert_eq!(b.liberties(pt("D1", 7)), 2);
+        let p = two_liberty_answer(&b, Color::Black, pt("D2", 7)).expect("the race is won");
+        assert!(p == pt("E1", 7) || p == pt("E2", 7), "{p:?}");
+    }
+
+    #[test]
+    fn saves_an_own_string_the_opponent_could_kill() {
+        // Black C3 has liberties C4 and B3 after White's D3; white A3 and B2 make B3 a dead
+        // end, so White's atari at C4 would kill. Black extends to C4, which gets room.
+        let b = Board::with_stones(7, &["C3"], &["C2", "B2", "A3", "D3"]);
+        assert_eq!(
+            two_liberty_answer(&b, Color::Black, pt("D3", 7)),
+            Some(pt("C4", 7))
+        );
+        // With White to move, that atari is the answer.
+        assert_eq!(
+            two_liberty_answer(&b, Color::White, pt("C3", 7)),
+            Some(pt("C4", 7))
+        );
+    }
+
+    #[test]
+    fn finds_the_vital_point_of_three_in_a_row() {
+        // White walls off B1-C1-D1 on a 5x5 board: A1 white, A2..E2 white, E1 white.
+        let b = Board::with_stones(5, &[], &["A1", "A2", "B2", "C2", "D2", "E2", "E1"]);
+        assert_eq!(nakade_point(&b, pt("E1", 5)), Some(pt("C1", 5)));
+    }
+
+    #[test]
+    fn finds_the_centre_of_the_pyramid_four() {
+        // Eye space B1, C1, D1 and C2 above C1, walled in by white: C1 touches the other three.
+        let b = Board::with_stones(
+            5,
+            &[],
+            &["A1", "A2", "B2", "D2", "E2", "E1", "C3", "B3", "D3"],
+        );
+        assert_eq!(nakade_point(&b, pt("D2", 5)), Some(pt("C1", 5)));
+    }
+
+    #[test]
+    fn straight_four_and_open_areas_have_no_vital_point() {
+        // B1-E1 in a row (four points) walled by white: alive, no single vital point.
+        let b = Board::with_stones(7, &[], &["A1", "A2", "B2", "C2", "D2", "E2", "F2", "F1"]);
+        assert_eq!(nakade_point(&b, pt("F1", 7)), None);
+        // An area touching Black is no eye space of White's.
+        let b = Board::with_stones(5, &["C1"], &["A1", "A2", "B2", "C2", "D2", "E2", "E1"]);
+        assert_eq!(nakade_point(&b, pt("E1", 5)), None);
+        // The open board.
+        let b = Board::with_stones(9, &[], &["E5"]);
+        assert_eq!(nakade_point(&b, pt("E5", 9)), None);
+    }
+}
