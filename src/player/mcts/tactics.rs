@@ -23,18 +23,11 @@ pub fn two_liberty_answer(board: &Board, c: Color, last: Point) -> Option<Point>
     {
         return Some(p);
     }
-    let mut seen = [last; 4];
-    let mut n_seen = 0;
+    let mut seen = SeenStrings::new(last);
     for n in board.neighbors(last) {
-        if board.color_at(n) != Some(c) {
+        if board.color_at(n) != Some(c) || !seen.first_visit(board, n) {
             continue;
         }
-        let head = board.string_head(n);
-        if seen[..n_seen].contains(&head) {
-            continue;
-        }
-        seen[n_seen] = head;
-        n_seen += 1;
         let Some(libs) = two_liberties(board, n) else {
             continue;
         };
@@ -45,6 +38,39 @@ pub fn two_liberty_answer(board: &Board, c: Color, last: Point) -> Option<Point>
         }
     }
     None
+}
+
+/// The strings already looked at in a scan of neighbouring strings, by head (the first
+/// [`SeenStrings::CAPACITY`]; beyond that a string may be looked at twice, which costs time,
+/// not correctness).
+struct SeenStrings {
+    heads: [Point; SeenStrings::CAPACITY],
+    len: usize,
+}
+
+impl SeenStrings {
+    const CAPACITY: usize = 8;
+
+    /// An empty set; `filler` is any point (it only fills the unused slots).
+    fn new(filler: Point) -> SeenStrings {
+        SeenStrings {
+            heads: [filler; SeenStrings::CAPACITY],
+            len: 0,
+        }
+    }
+
+    /// Whether the string on `p` is met here for the first time; remembers it.
+    fn first_visit(&mut self, board: &Board, p: Point) -> bool {
+        let head = board.string_head(p);
+        if self.heads[..self.len].contains(&head) {
+            return false;
+        }
+        if self.len < SeenStrings::CAPACITY {
+            self.heads[self.len] = head;
+            self.len += 1;
+        }
+        true
+    }
 }
 
 /// The two liberties of the string on `s`, when it has exactly two.
@@ -91,20 +117,11 @@ fn counter_captures(board: &Board, s: Point, attacker: Color) -> bool {
 /// or more that is not a self-atari.
 fn defend(board: &Board, s: Point, libs: [Point; 2], c: Color) -> Option<Point> {
     let opponent = c.opponent();
-    let mut seen = [s; 8];
-    let mut n_seen = 0;
+    let mut seen = SeenStrings::new(s);
     for stone in board.string_stones(s) {
         for n in board.neighbors(stone) {
-            if board.color_at(n) != Some(opponent) {
+            if board.color_at(n) != Some(opponent) || !seen.first_visit(board, n) {
                 continue;
-            }
-            let head = board.string_head(n);
-            if seen[..n_seen].contains(&head) {
-                continue;
-            }
-            if n_seen < seen.len() {
-                seen[n_seen] = head;
-                n_seen += 1;
             }
             if let Some(their) = two_liberties(board, n)
                 && let Some(p) = killing_atari(board, n, their, c)
