@@ -14,8 +14,8 @@ use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::{Game, Rules};
-use crate::player::mcts::{self, MctsPlayer, MctsSettings, ReplyTable, Scratch, policy as heavy};
 use crate::player::{Limits, Player};
+use crate::search::{self, MctsPlayer, MctsSettings, ReplyTable, Scratch, policy as heavy};
 use crate::sgf;
 
 /// A playout policy to measure.
@@ -23,7 +23,7 @@ use crate::sgf;
 pub enum PolicyKind {
     /// Uniformly random moves that don't fill own eyes (`board::playout`).
     Light,
-    /// The search's playout policy (`player::mcts::policy`).
+    /// The search's playout policy (`search::policy`).
     Heavy,
 }
 
@@ -113,7 +113,7 @@ pub fn run(options: &BenchOptions, out: &mut impl Write) -> Result<(), BenchErro
     // The tables are built once per process; the first measurement that reads them (a
     // search or heavy playouts) should not pay for them, and the others need none.
     if options.search || options.policies.contains(&PolicyKind::Heavy) {
-        mcts::warm_up();
+        search::warm_up();
     }
     for (name, game) in positions(options)? {
         if options.search {

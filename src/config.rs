@@ -12,8 +12,8 @@ use crate::player::Player;
 use crate::player::external::ExternalEngine;
 use crate::player::fallback::FallbackPlayer;
 use crate::player::heuristic::HeuristicPlayer;
-use crate::player::mcts::{MctsPlayer, MctsSettings};
 use crate::player::random::RandomPlayer;
+use crate::search::{MctsPlayer, MctsSettings};
 
 /// The file looked for in the working directory when no `--config` is given.
 pub const DEFAULT_FILE: &str = "engines.toml";

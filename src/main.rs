@@ -15,8 +15,8 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
-use tengen::patterns::{self, TrainOptions};
 use tengen::regress::{self, RegressOptions};
+use tengen::train::{self, TrainOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
@@ -328,7 +328,7 @@ fn run_train(args: TrainArgs) -> ExitCode {
         min_count: args.min_count,
         max_candidates: args.max_candidates,
     };
-    match patterns::train(&options, &mut io::stdout().lock()) {
+    match train::run(&options, &mut io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen train-patterns: {e}");

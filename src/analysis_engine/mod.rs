@@ -18,7 +18,7 @@ use log::{info, warn};
 use serde_json::{Value, json};
 
 use crate::board::{Color, Move, Point};
-use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report, move_priors};
+use crate::search::{AnalysisRequest, MctsPlayer, MctsSettings, Report, move_priors};
 use query::{Defaults, Job, QueryError};
 
 /// How the analysis engine runs.

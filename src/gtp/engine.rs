@@ -13,11 +13,11 @@ use super::analyze::{self, AnalyzeCommand};
 use super::gogui;
 use super::protocol::{Command, GtpError};
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
-use crate::clock::{Clock, TimeSystem};
+use crate::game::clock::{Clock, TimeSystem};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::mcts::{AnalysisRequest, MctsPlayer, MctsSettings, Report, RootInfo};
 use crate::player::{Answer, Limits, Player};
+use crate::search::{AnalysisRequest, MctsPlayer, MctsSettings, Report, RootInfo};
 use crate::sgf;
 
 /// The engine's name as `name` reports it.

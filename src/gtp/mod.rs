@@ -2,7 +2,6 @@
 //! order, and one writer sends each response to stdout and flushes it.
 
 pub mod analyze;
-pub mod client;
 pub mod engine;
 pub mod gogui;
 pub mod protocol;

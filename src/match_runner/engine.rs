@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use log::{info, warn};
 
-use crate::gtp::client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError};
 
 /// How long an engine may take to start and answer its handshake (a net-based engine loads its
 /// weights first).

@@ -25,7 +25,7 @@ use log::warn;
 
 use crate::board::{Color, Move, Point};
 use crate::game::{Rules, fixed_handicap_points, max_fixed_handicap};
-use crate::gtp::client::ClientError;
+use crate::gtp_client::ClientError;
 use crate::sgf::{self, RecordInfo};
 use engine::Engine;
 use play::{Ending, Fault, GameSetup, PlayedGame, play_game};

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::time_control::{Clock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
-use crate::gtp::client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError};
 
 /// Extra time a move may take over what its clock allows before it is lost on time (pipes,
 /// process start-up).

@@ -9,8 +9,8 @@ use super::engine::Engine;
 use super::play::PlayedGame;
 use crate::board::{Color, Point};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
-use crate::gtp::client::{Client, ClientError};
 use crate::gtp::engine::vertex_list;
+use crate::gtp_client::{Client, ClientError};
 
 /// How long a `final_score` may take.
 const SCORE_TIMEOUT: Duration = Duration::from_secs(60);

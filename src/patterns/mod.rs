@@ -12,17 +12,14 @@
 //! [`PatternTable`] holds one gamma per value; a move's strength is the product of its values'
 //! gammas, and the probability that it is the move played is its strength over the sum of all
 //! candidates' (Coulom 2007). The built-in table ([`PatternTable::builtin`]) was learned by
-//! `tengen train-patterns` ([`train`]) from KataGo self-play games and is embedded in the
+//! `tengen train-patterns` ([`crate::train`]) from KataGo self-play games and is embedded in the
 //! binary from `src/patterns/gammas.txt`.
 
 mod features;
 pub mod ladder;
-mod mm;
-mod records;
 pub mod shape;
 pub mod spatial;
 mod table;
-mod train;
 
 pub use features::{
     ATARI, ATARI_LADDER, CAPTURE_LAST, CAPTURE_MANY, CAPTURE_ONE, CAPTURE_SAVES, ESCAPE,
@@ -30,19 +27,8 @@ pub use features::{
     extract, pass_class,
 };
 pub use ladder::Scratch;
-pub use mm::{Dataset, MmOptions, MmReport};
 pub use shape::{class_count, class_of, code3x3, raw_code};
 pub use table::{LineError, PatternTable, TableError};
-pub use train::{TrainError, TrainOptions, run as train};
-
-/// Learns gammas from `data` by MM: see [`MmOptions`].
-pub fn learn(
-    data: &Dataset,
-    options: &MmOptions,
-    progress: impl FnMut(usize, f64),
-) -> (PatternTable, MmReport) {
-    mm::train(data, options, progress)
-}
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,11 +1,9 @@
-//! Tests of the pattern evaluator as a whole: features on hand-made positions, the table file,
-//! and MM on a synthetic dataset.
+//! Tests of the pattern evaluator as a whole: features on hand-made positions and the table
+//! file.
 
 use crate::board::{Board, Color, Point};
 use crate::game::{Game, Rules};
 use crate::patterns::*;
-use rand::rngs::SmallRng;
-use rand::{RngExt, SeedableRng};
 
 /// A board drawn as rows, top row first: `X` Black, `O` White, anything else empty.
 pub(crate) fn board_from_rows(rows: &[&str]) -> Board {
@@ -247,97 +245,14 @@ fn a_table_survives_save_and_load() {
     assert_eq!(loaded.gamma(&black(&board, "E5")), 0.5);
 }
 
-/// Ten candidates a position; the one that captures is played four times in five, another
-/// at random otherwise; the edge value is noise.
-fn synthetic() -> Dataset {
-    synthetic_with(5, |rng, _, k, capturing| Features {
-        capture: u8::from(k == capturing) * CAPTURE_ONE,
-        edge: rng.random_range(1..=5),
-        ..Features::default()
-    })
-}
-
-/// 2000 positions of ten candidates, made by `candidate(rng, position, k, chosen)`; the
-/// chosen one, drawn at random, is played four times in five, another at random otherwise.
-fn synthetic_with(
-    seed: u64,
-    mut candidate: impl FnMut(&mut SmallRng, usize, usize, usize) -> Features,
-) -> Dataset {
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let mut data = Dataset::new();
-    for n in 0..2000 {
-        let chosen = rng.random_range(0..10);
-        let candidates: Vec<Features> =
-            (0..10).map(|k| candidate(&mut rng, n, k, chosen)).collect();
-        let played = if rng.random_range(0..5) == 0 {
-            (chosen + rng.random_range(1..10)) % 10
-        } else {
-            chosen
-        };
-        data.push(&candidates, played);
-    }
-    data
-}
-
-#[test]
-fn mm_recovers_the_better_feature() {
-    let options = MmOptions {
-        iterations: 50,
-        min_count: 1,
-        tolerance: 1e-9,
-    };
-    let mut lls = Vec::new();
-    let (table, report) = learn(&synthetic(), &options, |_, ll| lls.push(ll));
-    let capture = table.group(Group::Capture);
-    // Played 4 times in 5 against 9 others: gamma about 36 times the others'.
-    let ratio = capture[usize::from(CAPTURE_ONE)] / capture[0];
-    assert!((20.0..60.0).contains(&ratio), "capture ratio {ratio}");
-    for &edge in &table.group(Group::Edge)[1..] {
-        assert!((0.7..1.4).contains(&edge), "edge gamma {edge}");
-    }
-    assert!(lls.windows(2).all(|w| w[1] >= w[0] - 1e-9), "{lls:?}");
-    assert!(report.log_likelihood > -1.5 && report.iterations >= 2);
-}
-
 /// A spatial code with no symmetry of its own: an own stone north, an opponent stone two
 /// to the east.
-fn lopsided() -> u64 {
+pub(crate) fn lopsided() -> u64 {
     let mut cells = [shape::EMPTY; spatial::POINTS];
     let field = |o| spatial::OFFSETS.iter().position(|&q| q == o).unwrap();
     cells[field((0, 1))] = shape::OWN;
     cells[field((2, 0))] = shape::OPPONENT;
     spatial::canonical(spatial::pack(&cells))
-}
-
-#[test]
-fn mm_learns_spatial_patterns_and_pools_the_rare_ones() {
-    let favoured = lopsided();
-    let rare = spatial::canonical(1);
-    let data = synthetic_with(9, |_, n, k, chosen| Features {
-        spatial: if k == chosen {
-            favoured
-        } else if n == 0 && k == (chosen + 1) % 10 {
-            rare
-        } else {
-            0
-        },
-        ..Features::default()
-    });
-    let options = MmOptions {
-        iterations: 50,
-        min_count: 2,
-        tolerance: 1e-9,
-    };
-    let (table, report) = learn(&data, &options, |_, _| {});
-    assert_eq!(report.spatial_kept, 2, "the favoured and the empty code");
-    let ratio = table.spatial_gamma(favoured) / table.spatial_gamma(0);
-    assert!((20.0..60.0).contains(&ratio), "spatial ratio {ratio}");
-    // Seen once: pooled with every code the table does not list.
-    assert_eq!(table.spatial_count(), 2);
-    assert_eq!(
-        table.spatial_gamma(rare),
-        table.spatial_gamma(spatial::canonical(2))
-    );
 }
 
 #[test]

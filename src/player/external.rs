@@ -25,9 +25,9 @@ use log::{debug, info, warn};
 
 use super::{Answer, Limits};
 use crate::board::{Color, Move, Point};
-use crate::clock::Clock;
+use crate::game::clock::Clock;
 use crate::game::{Game, KoRule, Rules, Scoring};
-use crate::gtp::client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError};
 
 /// Restarts of a hung or crashed child allowed in one game.
 pub const MAX_RESTARTS: u32 = 3;
@@ -697,7 +697,7 @@ fn reset(client: &mut Client, start: &Mirror) -> Result<(), ClientError> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::clock::TimeSystem;
+    use crate::game::clock::TimeSystem;
 
     /// A GTP engine in sh that lists the rules and time commands, logs every command to
     /// `log`, and passes.

@@ -4,7 +4,6 @@
 pub mod external;
 pub mod fallback;
 pub mod heuristic;
-pub mod mcts;
 pub mod random;
 
 use std::sync::Arc;
@@ -12,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::board::{Color, Move, Point};
-use crate::clock::Clock;
 use crate::game::Game;
+use crate::game::clock::Clock;
 
 /// A move generator.
 pub trait Player: Send {
@@ -41,7 +40,7 @@ pub trait Player: Send {
 
     /// The root moves the last `genmove` searched, most visited first, for players that
     /// search (what `*-genmove_analyze` reports).
-    fn last_root_moves(&self) -> Option<Vec<mcts::MoveInfo>> {
+    fn last_root_moves(&self) -> Option<Vec<crate::search::MoveInfo>> {
         None
     }
 

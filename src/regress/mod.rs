@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::gtp::client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError};
 
 use runner::Run;
 use script::ParseError;

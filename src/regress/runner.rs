@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::gtp::client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError};
 
 use super::script::{Script, Step, Test};
 

@@ -1,6 +1,9 @@
 //! `tengen train-patterns`: learn a gamma table from game records and report how well it
 //! predicts the moves of held-out games.
 
+mod mm;
+mod records;
+
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
@@ -13,12 +16,10 @@ use rayon::prelude::*;
 
 use crate::board::{Board, Color, Move};
 use crate::game::Rules;
-use crate::patterns::features::{Features, extract};
-use crate::patterns::ladder::Scratch;
-use crate::patterns::mm::{self, Dataset, MmOptions};
-use crate::patterns::records::{self, Position};
-use crate::patterns::table::{PatternTable, TableError};
+use crate::patterns::{Features, PatternTable, Scratch, TableError, extract};
 use crate::sgf;
+use mm::{Dataset, MmOptions};
+use records::Position;
 
 /// What `tengen train-patterns` was asked to do.
 #[derive(Clone, Debug)]
@@ -319,3 +320,6 @@ fn sizes(games: &BTreeMap<usize, usize>) -> String {
         .collect();
     parts.join(", ")
 }
+
+#[cfg(test)]
+mod tests;

@@ -2,6 +2,7 @@
 //! which is the single source of truth: undo rebuilds the board from it.
 
 mod benson;
+pub mod clock;
 mod handicap;
 pub mod score;
 

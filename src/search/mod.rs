@@ -23,7 +23,7 @@ use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::score::{self, Assessment};
 use crate::game::{Game, Scoring};
 
-use super::{Answer, Limits, Player};
+use crate::player::{Answer, Limits, Player};
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
 pub use last_good_reply::ReplyTable;

@@ -13,10 +13,7 @@ use std::collections::HashMap;
 
 use rayon::prelude::*;
 
-use crate::patterns::features::{Features, GROUPS, Group, pass_class};
-use crate::patterns::shape;
-use crate::patterns::spatial;
-use crate::patterns::table::PatternTable;
+use crate::patterns::{Features, GROUPS, Group, PatternTable, pass_class, shape, spatial};
 
 /// Positions: each a list of candidate moves, one of which was played.
 #[derive(Clone, Debug, Default)]
