@@ -14,8 +14,8 @@ use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::{Game, Rules};
-use crate::player::{Limits, Player};
-use crate::search::{self, MctsPlayer, MctsSettings, ReplyTable, Scratch, policy as heavy};
+use crate::player::plain_move;
+use crate::search::{self, Budget, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
 use crate::sgf;
 
 /// A playout policy to measure.
@@ -166,8 +166,7 @@ fn midgame(size: usize) -> Game {
     let mut game = Game::new(size, Rules::default());
     for _ in 0..size * size / 3 {
         let color = game.to_move();
-        let mv = player
-            .genmove(&game, color, &Limits::default())
+        let mv = plain_move(player.as_mut(), &game, color)
             .as_move()
             .unwrap_or(Move::Pass);
         if game.play(color, mv).is_err() || game.trailing_passes() >= 2 {
@@ -250,22 +249,22 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
 /// A genmove-style search from `game`'s position with the heavy policy on `threads` threads,
 /// for `--playouts` playouts or `--seconds` seconds.
 fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Measurement {
-    let mut player = MctsPlayer::new(MctsSettings {
+    let mut player = Search::new(SearchSettings {
         playouts: Some(options.playouts.unwrap_or(u64::MAX)),
         threads,
         resign_threshold: 0.0,
         seed: Some(1),
         early_stop: false,
-        ..MctsSettings::default()
+        ..SearchSettings::default()
     });
-    let limits = Limits {
+    let budget = Budget {
         deadline: options
             .playouts
             .is_none()
             .then(|| Instant::now() + Duration::from_secs_f64(options.seconds.max(0.01))),
-        ..Limits::default()
+        ..Budget::default()
     };
-    player.genmove(game, game.to_move(), &limits);
+    player.choose(game, game.to_move(), &budget);
     let report = player.last_search();
     Measurement {
         size: game.size(),
@@ -293,8 +292,7 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
     while made < moves && game.trailing_passes() < 2 {
         let color = game.to_move();
         let start = Instant::now();
-        let mv = player
-            .genmove(&game, color, &Limits::default())
+        let mv = plain_move(player.as_mut(), &game, color)
             .as_move()
             .unwrap_or(Move::Pass);
         let took = start.elapsed();

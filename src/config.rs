@@ -8,15 +8,19 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::player::Player;
 use crate::player::external::ExternalEngine;
 use crate::player::fallback::FallbackPlayer;
 use crate::player::heuristic::HeuristicPlayer;
+use crate::player::mcts::MctsPlayer;
 use crate::player::random::RandomPlayer;
-use crate::search::{MctsPlayer, MctsSettings};
+use crate::player::{Player, WithAnalyst};
+use crate::search::SearchSettings;
 
 /// The file looked for in the working directory when no `--config` is given.
 pub const DEFAULT_FILE: &str = "engines.toml";
+
+/// The level whose player analyses for levels that cannot.
+pub const ANALYST_LEVEL: &str = "mcts";
 
 /// The level played when neither the file nor the command line names one.
 const BUILTIN_DEFAULT_LEVEL: &str = "medium";
@@ -108,8 +112,8 @@ impl LevelConfig {
                 expand_after,
                 handicap_komi,
             } => {
-                let defaults = MctsSettings::default();
-                Box::new(MctsPlayer::new(MctsSettings {
+                let defaults = SearchSettings::default();
+                Box::new(MctsPlayer::new(SearchSettings {
                     playouts,
                     threads: threads.unwrap_or(defaults.threads),
                     max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
@@ -141,20 +145,20 @@ impl LevelConfig {
                     log::info!("engine {engine} is not present: its level plays as its fallback");
                     return effective.build(config);
                 }
-                let mut players: Vec<Box<dyn Player>> = fallback
-                    .iter()
-                    .filter_map(|name| config.levels.get(name))
-                    .map(|level| level.build(config))
-                    .collect();
-                if players.is_empty() {
-                    players.push(Box::new(HeuristicPlayer::new(None)));
-                }
                 let timeout = Duration::from_millis(move_timeout_ms.unwrap_or(10_000));
-                Box::new(FallbackPlayer::new(
-                    ExternalEngine::new(engine, command, timeout)
-                        .with_avoid_early_pass(avoid_early_pass.unwrap_or(true)),
-                    players,
-                ))
+                let external = ExternalEngine::new(engine, command, timeout)
+                    .with_avoid_early_pass(avoid_early_pass.unwrap_or(true));
+                let mut chain: Vec<Box<dyn Player>> = vec![Box::new(external)];
+                chain.extend(
+                    fallback
+                        .iter()
+                        .filter_map(|name| config.levels.get(name))
+                        .map(|level| level.build(config)),
+                );
+                if chain.len() == 1 {
+                    chain.push(Box::new(HeuristicPlayer::new(None)));
+                }
+                Box::new(FallbackPlayer::new(chain, timeout))
             }
         }
     }
@@ -331,6 +335,19 @@ impl Config {
             *level = level.with_overrides(playouts, threads);
         }
         self
+    }
+
+    /// The player of `level`, analysing with the `mcts` level's player (the built-in one
+    /// unless the file redefines it) where it cannot itself.
+    pub fn player(&self, level: &LevelConfig) -> Box<dyn Player> {
+        let config = self.clone();
+        Box::new(WithAnalyst::new(
+            level.build(self),
+            Box::new(move || match config.levels.get(ANALYST_LEVEL) {
+                Some(analyst) => analyst.build(&config),
+                None => Box::new(MctsPlayer::new(SearchSettings::default())),
+            }),
+        ))
     }
 
     /// The level called `name`.

@@ -10,8 +10,9 @@ use log::info;
 
 use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
-use tengen::config::Config;
+use tengen::config::{ANALYST_LEVEL, Config};
 use tengen::gtp::{self, Engine};
+
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
@@ -233,7 +234,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => level_config.build(&config),
+        Ok(level_config) => config.player(level_config),
         Err(e) => return fail(&e),
     };
     info!("playing at level {level}");
@@ -397,12 +398,13 @@ fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
 
 fn run_analysis(args: AnalysisArgs) -> ExitCode {
     let mut options = EngineOptions::default();
+    let mut level = ANALYST_LEVEL.to_string();
     let mut flags = args.flags.iter();
     while let Some(flag) = flags.next() {
         let name = flag.trim_start_matches('-');
         let takes_value = matches!(
             name,
-            "model" | "config" | "override-config" | "human-model" | "analysis-threads"
+            "model" | "config" | "override-config" | "human-model" | "analysis-threads" | "level"
         );
         let value = if takes_value { flags.next() } else { None };
         match (name, value) {
@@ -422,6 +424,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
                     ',',
                 );
             }
+            ("level", Some(name)) => level = name.clone(),
             (_, None) if takes_value => return fail(&format!("{flag} needs a value")),
             _ => info!(
                 "analysis: {flag} {} does not apply to tengen; ignored",
@@ -429,7 +432,22 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
             ),
         }
     }
-    analysis_engine::serve(&options, io::stdin().lock(), io::stdout());
+    let config = match Config::load(None) {
+        Ok(config) => config,
+        Err(e) => return fail(&e),
+    };
+    let level = match config.level(&level) {
+        Ok(level) => level.clone(),
+        Err(e) => return fail(&e),
+    };
+    // Each worker gets the level's player with numSearchThreads threads; a level that
+    // cannot analyse is answered by the mcts level's search.
+    let players = |options: &EngineOptions| {
+        let threads = Some(options.search_threads.max(1));
+        let config = config.clone().with_search_overrides(None, threads);
+        config.player(&level.with_overrides(None, threads))
+    };
+    analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS
 }
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::Gtp;
 use tengen::board::{Color, Move};
 use tengen::game::{Game, Rules};
-use tengen::gtp::client::Client;
+use tengen::gtp_client::Client;
 use tengen::player::external::early_pass::Analysis;
 
 /// The KataGo command line from `TENGEN_KATAGO`, or `None` (and a note) when unset.

@@ -18,7 +18,8 @@ use log::{info, warn};
 use serde_json::{Value, json};
 
 use crate::board::{Color, Move, Point};
-use crate::search::{AnalysisRequest, MctsPlayer, MctsSettings, Report, move_priors};
+use crate::player::{Player, PlayerError, Update};
+use crate::search::{AnalysisRequest, Budget, Report, move_priors};
 use query::{Defaults, Job, QueryError};
 
 /// How the analysis engine runs.
@@ -28,8 +29,6 @@ pub struct EngineOptions {
     pub workers: usize,
     /// Search threads per job (`numSearchThreads`).
     pub search_threads: usize,
-    /// Tree capacity per worker.
-    pub max_nodes: usize,
     /// What queries start from.
     pub defaults: Defaults,
 }
@@ -39,11 +38,13 @@ impl Default for EngineOptions {
         EngineOptions {
             workers: 2,
             search_threads: 1,
-            max_nodes: 300_000,
             defaults: Defaults::default(),
         }
     }
 }
+
+/// Makes a worker's player for the engine's options (its search threads).
+pub type PlayerFactory<'a> = dyn Fn(&EngineOptions) -> Box<dyn Player> + Sync + 'a;
 
 /// A queued job with its order.
 struct Queued {
@@ -108,7 +109,12 @@ impl Shared {
 
 /// Serves the protocol: reads queries from `input` until EOF, finishes the queued ones, and
 /// writes every reply to `output`.
-pub fn serve(options: &EngineOptions, input: impl BufRead, output: impl Write + Send + 'static) {
+pub fn serve(
+    options: &EngineOptions,
+    players: &PlayerFactory<'_>,
+    input: impl BufRead,
+    output: impl Write + Send + 'static,
+) {
     let shared = Arc::new(Shared {
         queue: Mutex::new(State::default()),
         ready: Condvar::new(),
@@ -121,7 +127,7 @@ pub fn serve(options: &EngineOptions, input: impl BufRead, output: impl Write + 
     thread::scope(|scope| {
         for _ in 0..options.workers.max(1) {
             let shared = Arc::clone(&shared);
-            scope.spawn(move || work(&shared, options));
+            scope.spawn(move || work(&shared, options, players));
         }
         for line in input.split(b'\n') {
             let Ok(line) = line else { break };
@@ -240,12 +246,8 @@ fn act(shared: &Shared, action: &str, id: &str, value: &Value) {
 
 /// A worker: takes the best job, analyses it, replies; until the input is closed and the queue
 /// is empty.
-fn work(shared: &Shared, options: &EngineOptions) {
-    let mut player = MctsPlayer::new(MctsSettings {
-        threads: options.search_threads.max(1),
-        max_nodes: options.max_nodes,
-        ..MctsSettings::default()
-    });
+fn work(shared: &Shared, options: &EngineOptions, players: &PlayerFactory<'_>) {
+    let mut player = players(options);
     loop {
         let (job, stop) = {
             let mut state = shared.lock();
@@ -266,13 +268,13 @@ fn work(shared: &Shared, options: &EngineOptions) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         };
-        analyse(shared, &mut player, &job, stop);
+        analyse(shared, player.as_mut(), &job, stop);
         shared.lock().running.remove(&(job.id.clone(), job.turn));
     }
 }
 
 /// Runs one job, sending reports during the search when asked and the final one.
-fn analyse(shared: &Shared, player: &mut MctsPlayer, job: &Job, stop: Arc<AtomicBool>) {
+fn analyse(shared: &Shared, player: &mut dyn Player, job: &Job, stop: Arc<AtomicBool>) {
     let color = job.game.to_move();
     let interval = job
         .report_every
@@ -282,22 +284,31 @@ fn analyse(shared: &Shared, player: &mut MctsPlayer, job: &Job, stop: Arc<Atomic
         interval,
         allow: job.allow.clone(),
         avoid: job.avoid.clone(),
-        stop,
         ownership: job.ownership,
         moves_ownership: job.moves_ownership,
-        max_playouts: Some(job.max_visits),
-        deadline: job
-            .max_time
-            .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e6))),
+        budget: Budget {
+            playouts: Some(job.max_visits),
+            deadline: job
+                .max_time
+                .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e6))),
+            stop: Some(stop),
+            ..Budget::default()
+        },
     };
     let mut replied = false;
-    player.analyze(&job.game, &request, |report| {
-        if report.last || job.report_every.is_some() {
+    let mut progress = |update: Update<'_>| {
+        if let Update::Report(report) = update
+            && (report.last || job.report_every.is_some())
+        {
             shared.send(&reply(job, color, report));
             replied |= report.last;
         }
         true
-    });
+    };
+    match player.analyze(&job.game, &request, &mut progress) {
+        Ok(()) | Err(PlayerError::CannotAnalyze) => {}
+        Err(e) => log::warn!("analysis of {}: {e}", job.id),
+    }
     if !replied {
         // Nothing to search (no legal move but the pass was filtered out).
         shared.send(&json!({

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::benson::PassAlive;
 use super::{Game, Scoring};
 use crate::board::playout::{Policy, area_owner, move_cap, play_out};
-use crate::board::{Board, Color, MAX_CELLS, Point};
+use crate::board::{Board, Color, MAX_CELLS, Move, Point};
 
 /// Playouts the scorer runs by default.
 pub const DEFAULT_PLAYOUTS: usize = 1000;
@@ -310,6 +310,26 @@ fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
         }
     };
     lead as f64 - game.rules().komi
+}
+
+/// A legal move for `color` on a liberty of an opponent string the scorer finds dead: what
+/// `kgs-genmove_cleanup` plays instead of a pass, so that dead stones are taken off before
+/// the game is scored.
+pub fn capture_of_dead_stones(game: &Game, color: Color) -> Option<Point> {
+    let board = game.board();
+    let assessment = Assessment::of(game, DEFAULT_PLAYOUTS);
+    let mut liberties = [Point::new(2, 0, 0); 8];
+    assessment
+        .stones_with(StoneStatus::Dead)
+        .into_iter()
+        .filter(|&p| board.color_at(p) == Some(color.opponent()))
+        .find_map(|p| {
+            let n = board.string_liberties(p, &mut liberties);
+            liberties[..n]
+                .iter()
+                .copied()
+                .find(|&q| game.legality(color, Move::Play(q)).is_ok())
+        })
 }
 
 #[cfg(test)]

@@ -49,17 +49,6 @@ pub struct AnalyzeCommand {
     pub root_info: bool,
 }
 
-/// Whether `name` is an analysis command that streams until the next input line.
-pub fn is_streaming(name: &str) -> bool {
-    matches!(name, "lz-analyze" | "kata-analyze")
-}
-
-/// Whether `name` generates a move while streaming analysis (`lz-genmove_analyze`,
-/// `kata-genmove_analyze`): only `# interrupt` stops it early.
-pub fn is_genmove_analyze(name: &str) -> bool {
-    matches!(name, "lz-genmove_analyze" | "kata-genmove_analyze")
-}
-
 /// Parses a genmove-analyze command: the arguments of the matching analysis command.
 pub fn parse_genmove(name: &str, args: &[String], size: usize) -> Result<AnalyzeCommand, GtpError> {
     let analysis = match name {

@@ -1,10 +1,12 @@
-//! The GTP command table and its handlers. One table feeds dispatch, `list_commands` and
-//! `known_command`. Handlers parse and check every argument before touching the game, so a
-//! rejected command leaves the state unchanged.
+//! The GTP command table and its handlers. One table gives each command its kind and
+//! handler, and feeds dispatch, `list_commands`, `known_command` and the input reader's
+//! streaming and interrupt rules. Handlers parse and check every argument before touching the
+//! game, so a rejected command leaves the state unchanged; they only parse, call `Game` and the
+//! level's [`Player`], and write.
 
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use log::{debug, error, info};
@@ -12,12 +14,13 @@ use log::{debug, error, info};
 use super::analyze::{self, AnalyzeCommand};
 use super::gogui;
 use super::protocol::{Command, GtpError};
+use super::sink::Sink;
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::game::clock::{Clock, TimeSystem};
-use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
+use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
-use crate::player::{Answer, Limits, Player};
-use crate::search::{AnalysisRequest, MctsPlayer, MctsSettings, Report, RootInfo};
+use crate::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
+use crate::search::time_for_move;
 use crate::sgf;
 
 /// The engine's name as `name` reports it.
@@ -26,13 +29,28 @@ pub const NAME: &str = "tengen";
 /// Board size of a fresh engine.
 const DEFAULT_SIZE: usize = 19;
 
-type Handler = fn(&mut Engine, &[String]) -> Result<String, GtpError>;
+/// How a command runs, which decides what stops it early.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Answers at once.
+    Answer,
+    /// Streams (`=`, then report lines) until the next input line, whatever it is.
+    Stream,
+    /// Thinks, and stops early (best answer so far) only on `# interrupt`.
+    Interruptible,
+}
+
+type Handler = fn(&mut Engine, &[String], &mut Sink<'_>) -> Result<String, GtpError>;
 
 /// Every command tengen knows, in the order `list_commands` gives them.
-const COMMANDS: &[(&str, Handler)] = &[
-    ("protocol_version", |_, a| no_args(a).map(|()| "2".into())),
-    ("name", |_, a| no_args(a).map(|()| NAME.into())),
-    ("version", |e, a| {
+const COMMANDS: &[(&str, Kind, Handler)] = &[
+    ("protocol_version", Kind::Answer, |_, a, _| {
+        no_args(a).map(|()| "2".into())
+    }),
+    ("name", Kind::Answer, |_, a, _| {
+        no_args(a).map(|()| NAME.into())
+    }),
+    ("version", Kind::Answer, |e, a, _| {
         no_args(a)?;
         let version = env!("CARGO_PKG_VERSION");
         Ok(match e.player.describe() {
@@ -40,61 +58,99 @@ const COMMANDS: &[(&str, Handler)] = &[
             None => version.into(),
         })
     }),
-    ("known_command", Engine::known_command),
-    ("list_commands", Engine::list_commands),
-    ("quit", Engine::quit),
-    ("boardsize", Engine::boardsize),
-    ("clear_board", Engine::clear_board),
-    ("komi", Engine::komi),
-    ("play", Engine::play),
-    ("genmove", |e, a| e.genmove(a, Mode::Play)),
-    ("reg_genmove", |e, a| e.genmove(a, Mode::Suggest)),
-    ("kgs-genmove_cleanup", |e, a| e.genmove(a, Mode::Cleanup)),
-    ("undo", Engine::undo),
-    ("fixed_handicap", |e, a| {
+    ("known_command", Kind::Answer, |_, a, _| {
+        let [name] = a else {
+            return Err(GtpError::Syntax);
+        };
+        Ok(kind_of(name).is_some().to_string())
+    }),
+    ("list_commands", Kind::Answer, |_, a, _| {
+        no_args(a)?;
+        Ok(COMMANDS
+            .iter()
+            .map(|(n, _, _)| *n)
+            .collect::<Vec<_>>()
+            .join("\n"))
+    }),
+    ("quit", Kind::Answer, |e, a, _| {
+        no_args(a)?;
+        e.quit = true;
+        Ok(String::new())
+    }),
+    ("boardsize", Kind::Answer, |e, a, _| e.boardsize(a)),
+    ("clear_board", Kind::Answer, |e, a, _| e.clear_board(a)),
+    ("komi", Kind::Answer, |e, a, _| e.komi(a)),
+    ("play", Kind::Answer, |e, a, _| e.play(a)),
+    ("genmove", Kind::Interruptible, |e, a, _| {
+        e.genmove(a, Mode::Play)
+    }),
+    ("reg_genmove", Kind::Interruptible, |e, a, _| {
+        e.genmove(a, Mode::Suggest)
+    }),
+    ("kgs-genmove_cleanup", Kind::Interruptible, |e, a, _| {
+        e.genmove(a, Mode::Cleanup)
+    }),
+    ("undo", Kind::Answer, |e, a, _| e.undo(a)),
+    ("fixed_handicap", Kind::Answer, |e, a, _| {
         e.handicap(a, fixed_handicap_points)
     }),
-    ("place_free_handicap", |e, a| {
+    ("place_free_handicap", Kind::Answer, |e, a, _| {
         e.handicap(a, free_handicap_points)
     }),
-    ("set_free_handicap", Engine::set_free_handicap),
-    ("final_score", Engine::final_score),
-    ("final_status_list", Engine::final_status_list),
-    ("time_settings", Engine::time_settings),
-    ("time_left", Engine::time_left),
-    ("kgs-time_settings", Engine::kgs_time_settings),
-    ("kgs-rules", Engine::kgs_rules),
-    ("kgs-game_over", Engine::kgs_game_over),
-    ("gogui-interrupt", |_, a| no_args(a).map(|()| String::new())),
-    ("loadsgf", Engine::loadsgf),
-    ("showboard", Engine::showboard),
-    ("lz-analyze", |e, a| e.analysis_snapshot("lz-analyze", a)),
-    ("kata-analyze", |e, a| {
-        e.analysis_snapshot("kata-analyze", a)
+    ("set_free_handicap", Kind::Answer, |e, a, _| {
+        e.set_free_handicap(a)
     }),
-    ("gogui-analyze_commands", |_, a| {
+    ("final_score", Kind::Answer, |e, a, _| e.final_score(a)),
+    ("final_status_list", Kind::Answer, |e, a, _| {
+        e.final_status_list(a)
+    }),
+    ("time_settings", Kind::Answer, |e, a, _| e.time_settings(a)),
+    ("time_left", Kind::Answer, |e, a, _| e.time_left(a)),
+    ("kgs-time_settings", Kind::Answer, |e, a, _| {
+        e.kgs_time_settings(a)
+    }),
+    ("kgs-rules", Kind::Answer, |e, a, _| e.kgs_rules(a)),
+    ("kgs-game_over", Kind::Answer, |e, a, _| e.kgs_game_over(a)),
+    ("gogui-interrupt", Kind::Answer, |_, a, _| {
+        no_args(a).map(|()| String::new())
+    }),
+    ("loadsgf", Kind::Answer, |e, a, _| e.loadsgf(a)),
+    ("showboard", Kind::Answer, |e, a, _| e.showboard(a)),
+    ("lz-analyze", Kind::Stream, |e, a, out| {
+        e.analyze("lz-analyze", a, out)
+    }),
+    ("kata-analyze", Kind::Stream, |e, a, out| {
+        e.analyze("kata-analyze", a, out)
+    }),
+    ("gogui-analyze_commands", Kind::Answer, |_, a, _| {
         no_args(a).map(|()| gogui::ANALYZE_COMMANDS.join("\n"))
     }),
-    ("tengen-ownership", |e, a| {
+    ("tengen-ownership", Kind::Interruptible, |e, a, _| {
         e.gogui(a, gogui::View::Ownership)
     }),
-    ("tengen-visits", |e, a| e.gogui(a, gogui::View::Visits)),
-    ("tengen-pv", |e, a| e.gogui(a, gogui::View::Variation)),
-    ("tengen-winrate", |e, a| e.gogui(a, gogui::View::WinRate)),
-    ("lz-genmove_analyze", |e, a| {
-        e.genmove_analyze_snapshot("lz-genmove_analyze", a)
+    ("tengen-visits", Kind::Interruptible, |e, a, _| {
+        e.gogui(a, gogui::View::Visits)
     }),
-    ("kata-genmove_analyze", |e, a| {
-        e.genmove_analyze_snapshot("kata-genmove_analyze", a)
+    ("tengen-pv", Kind::Interruptible, |e, a, _| {
+        e.gogui(a, gogui::View::Variation)
+    }),
+    ("tengen-winrate", Kind::Interruptible, |e, a, _| {
+        e.gogui(a, gogui::View::WinRate)
+    }),
+    ("lz-genmove_analyze", Kind::Interruptible, |e, a, out| {
+        e.genmove_analyze("lz-genmove_analyze", a, out)
+    }),
+    ("kata-genmove_analyze", Kind::Interruptible, |e, a, out| {
+        e.genmove_analyze("kata-genmove_analyze", a, out)
     }),
 ];
 
-/// A genmove-analyze command on its way to the player: its name, its whole line, and where
-/// the analysis lines go.
-struct MoveStream<'a> {
-    name: &'a str,
-    line: &'a str,
-    out: &'a mut dyn FnMut(&str) -> bool,
+/// The kind of the command `name`, if tengen knows it.
+pub fn kind_of(name: &str) -> Option<Kind> {
+    COMMANDS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .map(|&(_, kind, _)| kind)
 }
 
 /// How a move-generating command treats its answer.
@@ -113,83 +169,83 @@ pub struct Engine {
     game: Game,
     clock: Clock,
     player: Box<dyn Player>,
-    /// The search behind the analysis commands, made on first use.
-    analyst: Option<MctsPlayer>,
     /// The last search for GoGui's views: (position hash, moves, colour) and its report.
     gogui_report: Option<((u64, usize, Color), Report)>,
     quit: bool,
-    /// Set by the input reader on `# interrupt` while a command runs.
-    interrupt: Arc<AtomicBool>,
+    /// What stops the running command early: `# interrupt`, or for a stream the next line.
+    stop: Arc<AtomicBool>,
     /// When the command being executed was read: a move's clock starts then.
     received: Instant,
 }
 
+/// A GTP analysis in progress: its report lines go to a [`Sink`] in the dialect asked for.
+struct AnalysisOutput<'a, 'b> {
+    name: &'a str,
+    line: &'a str,
+    format: &'a AnalyzeCommand,
+    size: usize,
+    sink: &'a mut Sink<'b>,
+}
+
+impl Progress for AnalysisOutput<'_, '_> {
+    fn update(&mut self, update: Update<'_>) -> bool {
+        match update {
+            Update::Report(report) => self
+                .format
+                .format(report, self.size)
+                .is_none_or(|line| self.sink.line(&line)),
+            Update::Line(text) => self.sink.line(text),
+        }
+    }
+
+    fn command(&self) -> Option<(&str, &str)> {
+        Some((self.name, self.line))
+    }
+}
+
 impl Engine {
-    /// An engine on an empty 19x19 board under the default rules, playing with `player`.
+    /// An engine on an empty 19x19 board under the default rules, playing and analysing
+    /// with `player`.
     pub fn new(player: Box<dyn Player>) -> Engine {
         Engine {
             game: Game::new(DEFAULT_SIZE, Rules::default()),
             clock: Clock::default(),
             player,
-            analyst: None,
             gogui_report: None,
             quit: false,
-            interrupt: Arc::new(AtomicBool::new(false)),
+            stop: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
         }
     }
 
-    /// The flag that stops a running `genmove` early (the best move so far is played), as
-    /// GoGui's `# interrupt` asks.
-    pub fn interrupt_flag(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.interrupt)
-    }
-
-    /// Runs one command read at `received`, with the interrupt flag cleared before and after.
-    pub fn execute_received(
+    /// Runs one command read at `received`, writing its one response through `out`; `stop`
+    /// ends it early (the reader sets it as the command's [`Kind`] says).
+    pub fn execute(
         &mut self,
         command: &Command,
         received: Instant,
+        stop: Arc<AtomicBool>,
+        out: &mut Sink<'_>,
     ) -> Result<String, GtpError> {
-        self.received = received;
-        let result = self.execute(command);
-        self.interrupt.store(false, Ordering::Relaxed);
-        result
-    }
-
-    /// Runs one command. The response text (or error) is for [`super::protocol::format_response`].
-    pub fn execute(&mut self, command: &Command) -> Result<String, GtpError> {
         let handler = COMMANDS
             .iter()
-            .find(|(name, _)| *name == command.name)
-            .map(|&(_, handler)| handler)
+            .find(|(name, _, _)| *name == command.name)
+            .map(|&(_, _, handler)| handler)
             .ok_or(GtpError::UnknownCommand)?;
-        handler(self, &command.args)
+        self.received = received;
+        self.stop = stop;
+        handler(self, &command.args, out)
     }
 
-    /// The analysis `command` asks for, checked against the current game.
-    pub fn analysis_command(&self, command: &Command) -> Result<AnalyzeCommand, GtpError> {
-        analyze::parse(&command.name, &command.args, self.game.size())
-    }
-
-    /// Runs the analysis `command` (parsed as `analysis`) on the current position until
-    /// `stop` is set, handing each report line to `out` (which returns false when the output
-    /// has gone). An external engine behind the level that lists the command streams it; else
-    /// tengen's own search does.
-    pub fn analyze(
+    /// `lz-analyze` / `kata-analyze`: `=`, then a report line per interval until the next
+    /// input line sets the stop flag.
+    fn analyze(
         &mut self,
-        command: &Command,
-        analysis: &AnalyzeCommand,
-        stop: Arc<AtomicBool>,
-        out: &mut dyn FnMut(&str) -> bool,
-    ) {
-        let line = command.text();
-        if self
-            .player
-            .stream_analysis(&self.game, &command.name, &line, &stop, out)
-        {
-            return;
-        }
+        name: &str,
+        args: &[String],
+        out: &mut Sink<'_>,
+    ) -> Result<String, GtpError> {
+        let analysis = analyze::parse(name, args, self.game.size())?;
         let color = analysis.color.unwrap_or_else(|| self.game.to_move());
         let (allow, avoid) = analysis.moves_for(color);
         let request = AnalysisRequest {
@@ -197,73 +253,29 @@ impl Engine {
             interval: analysis.interval,
             allow,
             avoid,
-            stop,
             ownership: analysis.ownership,
             moves_ownership: false,
-            max_playouts: None,
-            deadline: None,
+            budget: Budget {
+                stop: Some(Arc::clone(&self.stop)),
+                ..Budget::default()
+            },
         };
-        let size = self.game.size();
-        let analyst = self
-            .analyst
-            .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()));
-        analyst.analyze(&self.game, &request, |report| {
-            analysis.format(report, size).is_none_or(|line| out(&line))
-        });
-    }
-
-    /// An analysis command run outside a stream (through [`Engine::execute`]): one report
-    /// after one interval, as a normal response.
-    fn analysis_snapshot(&mut self, name: &str, args: &[String]) -> Result<String, GtpError> {
-        let analysis = analyze::parse(name, args, self.game.size())?;
-        let command = Command {
-            id: None,
-            name: name.to_string(),
-            args: args.to_vec(),
+        out.open();
+        let line = std::iter::once(name)
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut progress = AnalysisOutput {
+            name,
+            line: &line,
+            format: &analysis,
+            size: self.game.size(),
+            sink: out,
         };
-        let stop = Arc::new(AtomicBool::new(false));
-        let mut text = String::new();
-        let flag = Arc::clone(&stop);
-        self.analyze(&command, &analysis, stop, &mut |line| {
-            text = line.to_string();
-            flag.store(true, Ordering::Relaxed);
-            false
-        });
-        Ok(text)
-    }
-
-    /// [`Engine::genmove_analyze`] for a command read at `received` (the move's clock starts
-    /// then), with the interrupt flag cleared afterwards.
-    pub fn genmove_analyze_received(
-        &mut self,
-        command: &Command,
-        received: Instant,
-        out: &mut dyn FnMut(&str) -> bool,
-    ) -> Result<(), GtpError> {
-        self.received = received;
-        let result = self.genmove_analyze(command, out);
-        self.interrupt.store(false, Ordering::Relaxed);
-        result
-    }
-
-    /// A genmove-analyze command run outside a stream (through [`Engine::execute`]): its
-    /// lines as one response.
-    fn genmove_analyze_snapshot(
-        &mut self,
-        name: &str,
-        args: &[String],
-    ) -> Result<String, GtpError> {
-        let command = Command {
-            id: None,
-            name: name.to_string(),
-            args: args.to_vec(),
-        };
-        let mut lines = Vec::new();
-        self.genmove_analyze(&command, &mut |line| {
-            lines.push(line.to_string());
-            true
-        })?;
-        Ok(lines.join("\n"))
+        if let Err(e) = self.player.analyze(&self.game, &request, &mut progress) {
+            debug!("{name}: {e}");
+        }
+        Ok(String::new())
     }
 
     /// A GoGui analysis view of the position for the colour in `args` (default: the player to
@@ -285,20 +297,24 @@ impl Engine {
                     interval: gogui::SEARCH_TIME,
                     allow: Vec::new(),
                     avoid: Vec::new(),
-                    stop: Arc::clone(&self.interrupt),
                     ownership: true,
                     moves_ownership: false,
-                    max_playouts: None,
-                    deadline: Some(Instant::now() + gogui::SEARCH_TIME),
+                    budget: Budget {
+                        stop: Some(Arc::clone(&self.stop)),
+                        deadline: Some(Instant::now() + gogui::SEARCH_TIME),
+                        ..Budget::default()
+                    },
                 };
                 let mut last = None;
-                self.analyst
-                    .get_or_insert_with(|| MctsPlayer::new(MctsSettings::default()))
-                    .analyze(&self.game, &request, |report| {
+                let mut keep = |update: Update<'_>| {
+                    if let Update::Report(report) = update {
                         last = Some(report.clone());
-                        true
-                    });
-                self.interrupt.store(false, Ordering::Relaxed);
+                    }
+                    true
+                };
+                if let Err(e) = self.player.analyze(&self.game, &request, &mut keep) {
+                    debug!("gogui view: {e}");
+                }
                 let report = last.ok_or(GtpError::Syntax)?;
                 self.gogui_report = Some((key, report.clone()));
                 report
@@ -315,28 +331,6 @@ impl Engine {
     /// The game as it stands.
     pub fn game(&self) -> &Game {
         &self.game
-    }
-
-    fn known_command(&mut self, args: &[String]) -> Result<String, GtpError> {
-        let [name] = args else {
-            return Err(GtpError::Syntax);
-        };
-        Ok(COMMANDS.iter().any(|(n, _)| n == name).to_string())
-    }
-
-    fn list_commands(&mut self, args: &[String]) -> Result<String, GtpError> {
-        no_args(args)?;
-        Ok(COMMANDS
-            .iter()
-            .map(|(n, _)| *n)
-            .collect::<Vec<_>>()
-            .join("\n"))
-    }
-
-    fn quit(&mut self, args: &[String]) -> Result<String, GtpError> {
-        no_args(args)?;
-        self.quit = true;
-        Ok(String::new())
     }
 
     fn boardsize(&mut self, args: &[String]) -> Result<String, GtpError> {
@@ -388,87 +382,63 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
-        self.generate(color, mode, None)
+        let vertex = self.generate(color, mode, &mut crate::player::Silent)?;
+        Ok(vertex)
     }
 
     /// `lz-genmove_analyze` / `kata-genmove_analyze`: the level's move for the colour the
-    /// command names, played, with the analysis lines of an external engine behind the level
-    /// that lists the command streamed to `out` on the way; ends with `play VERTEX` (or `play
-    /// resign`) through `out`. Only `# interrupt` stops it early, as for `genmove`.
-    pub fn genmove_analyze(
+    /// command names, played, with the player's analysis on the way (a search's root moves
+    /// after it, or an external engine's own lines); ends with `play VERTEX` (or `play
+    /// resign`). Only `# interrupt` stops it early, as for `genmove`.
+    fn genmove_analyze(
         &mut self,
-        command: &Command,
-        out: &mut dyn FnMut(&str) -> bool,
-    ) -> Result<(), GtpError> {
-        let analysis = analyze::parse_genmove(&command.name, &command.args, self.game.size())?;
+        name: &str,
+        args: &[String],
+        out: &mut Sink<'_>,
+    ) -> Result<String, GtpError> {
+        let analysis = analyze::parse_genmove(name, args, self.game.size())?;
         let color = analysis.color.unwrap_or_else(|| self.game.to_move());
-        let line = command.text();
-        let mut streamed = 0;
-        let vertex = self.generate(
-            color,
-            Mode::Play,
-            Some(MoveStream {
-                name: &command.name,
-                line: &line,
-                out: &mut |text| {
-                    streamed += 1;
-                    out(text)
-                },
-            }),
-        )?;
-        // A search of our own reports its root moves once, after the search.
-        if streamed == 0
-            && let Some(moves) = self.player.last_root_moves()
-        {
-            let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
-            let report = Report {
-                root: RootInfo {
-                    visits,
-                    winrate: moves.first().map_or(0.5, |m| m.winrate),
-                    score: None,
-                },
-                moves,
-                ownership: None,
-                last: true,
-            };
-            if let Some(text) = analysis.format(&report, self.game.size()) {
-                out(&text);
-            }
-        }
-        out(&format!("play {vertex}"));
-        Ok(())
+        let line = std::iter::once(name)
+            .chain(args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let size = self.game.size();
+        let mut progress = AnalysisOutput {
+            name,
+            line: &line,
+            format: &analysis,
+            size,
+            sink: out,
+        };
+        let vertex = self.generate(color, Mode::Play, &mut progress)?;
+        out.line(&format!("play {vertex}"));
+        Ok(String::new())
     }
 
     /// The level's move for `color` (played unless `mode` is [`Mode::Suggest`]), its vertex
-    /// or `resign`; with `stream`, an external engine that lists that analysis command is
-    /// asked through it and its lines go to the stream's output.
+    /// or `resign`, with what the player finds on the way going to `progress`.
     fn generate(
         &mut self,
         color: Color,
         mode: Mode,
-        stream: Option<MoveStream<'_>>,
+        progress: &mut dyn Progress,
     ) -> Result<String, GtpError> {
-        let board = self.game.board();
-        let empty = board.empty_count();
-        let moves_left = (empty / 2).max(10) as u32;
-        // More time in the middle game than in the opening and the endgame.
-        let filled = 1.0 - empty as f64 / (board.size() * board.size()) as f64;
-        let weight = 0.75 + 4.0 * filled * (1.0 - filled);
-        let budget = self.clock.move_budget(color, moves_left, weight);
-        debug!("time budget for this move: {budget:?}");
-        let limits = Limits {
-            deadline: budget.map(|b| self.received + b),
-            stop: Some(Arc::clone(&self.interrupt)),
+        let time = time_for_move(&self.clock, self.game.board(), color);
+        debug!("time budget for this move: {time:?}");
+        let budget = Budget {
+            deadline: time.map(|t| self.received + t),
+            stop: Some(Arc::clone(&self.stop)),
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
+            playouts: None,
         };
-        let answer = match stream {
-            Some(MoveStream { name, line, out }) => self
-                .player
-                .genmove_streamed(&self.game, color, name, line, &limits, out),
-            None => None,
-        };
-        let answer = answer.unwrap_or_else(|| self.player.genmove(&self.game, color, &limits));
+        let answer = self
+            .player
+            .genmove(&self.game, color, &budget, progress)
+            .unwrap_or_else(|e| {
+                error!("no player answered ({e}); passing");
+                Answer::Move(Move::Pass)
+            });
         let mut mv = match answer {
             Answer::Move(mv) => mv,
             Answer::Resign => return Ok("resign".to_string()),
@@ -481,9 +451,7 @@ impl Engine {
             mv = Move::Pass;
         }
         if mode == Mode::Cleanup && mv == Move::Pass {
-            mv = self
-                .capture_dead_stones(color)
-                .map_or(Move::Pass, Move::Play);
+            mv = score::capture_of_dead_stones(&self.game, color).map_or(Move::Pass, Move::Play);
         }
         if mode != Mode::Suggest {
             self.game
@@ -491,24 +459,6 @@ impl Engine {
                 .map_err(|_| GtpError::IllegalMove)?;
         }
         Ok(mv.to_vertex(self.game.size()))
-    }
-
-    /// A legal move for `color` on a liberty of an opponent string the scorer finds dead.
-    fn capture_dead_stones(&self, color: Color) -> Option<Point> {
-        let board = self.game.board();
-        let assessment = Assessment::of(&self.game, DEFAULT_PLAYOUTS);
-        let mut liberties = [Point::new(2, 0, 0); 8];
-        assessment
-            .stones_with(StoneStatus::Dead)
-            .into_iter()
-            .filter(|&p| board.color_at(p) == Some(color.opponent()))
-            .find_map(|p| {
-                let n = board.string_liberties(p, &mut liberties);
-                liberties[..n]
-                    .iter()
-                    .copied()
-                    .find(|&q| self.game.legality(color, Move::Play(q)).is_ok())
-            })
     }
 
     fn undo(&mut self, args: &[String]) -> Result<String, GtpError> {

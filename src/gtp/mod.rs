@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod engine;
 pub mod gogui;
 pub mod protocol;
+pub mod sink;
 
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +16,9 @@ use std::time::Instant;
 use log::{debug, warn};
 
 pub use engine::Engine;
-use protocol::{GtpError, format_response};
+use engine::Kind;
+use protocol::GtpError;
+use sink::Sink;
 
 /// The longest input line accepted; longer lines are answered `? line too long`.
 pub const MAX_LINE: usize = 1 << 20;
@@ -37,7 +40,7 @@ pub fn serve(
     mut output: impl Write,
 ) -> io::Result<()> {
     let (tx, rx) = mpsc::channel();
-    let interrupts = Interrupts::new(engine.interrupt_flag());
+    let interrupts = Interrupts::default();
     let streams = StreamStops::default();
     let reader = Reader {
         interrupts: interrupts.clone(),
@@ -53,45 +56,37 @@ pub fn serve(
         .name("gtp-reader".into())
         .spawn(move || reader.read_lines(BufReader::new(input)))?;
     for input in rx {
-        let (id, result) = match input {
-            Input::TooLong => (None, Err(GtpError::LineTooLong)),
-            Input::Line(raw, received) => {
-                let Some(line) = protocol::preprocess(&raw) else {
-                    continue;
-                };
-                debug!("<< {line}");
-                let command = protocol::parse(&line);
-                if analyze::is_streaming(&command.name) {
+        let (command, received) = match input {
+            Input::TooLong => (None, Instant::now()),
+            Input::Line(raw, received) => match protocol::preprocess(&raw) {
+                Some(line) => {
+                    debug!("<< {line}");
+                    (Some(protocol::parse(&line)), received)
+                }
+                None => continue,
+            },
+        };
+        let id = command.as_ref().and_then(|c| c.id.clone());
+        let mut sink = Sink::new(&mut output, id.as_deref());
+        let result = match &command {
+            None => Err(GtpError::LineTooLong),
+            Some(command) => match engine::kind_of(&command.name) {
+                Some(Kind::Stream) => {
                     streams_seen += 1;
                     let stop = streams.arm(streams_seen);
-                    match stream(&mut engine, &command, stop, &mut output) {
-                        Ok(()) => continue,
-                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
-                        Err(e) => return Err(e),
-                    }
+                    engine.execute(command, received, stop, &mut sink)
                 }
-                commands_seen += 1;
-                interrupts.start(commands_seen);
-                if analyze::is_genmove_analyze(&command.name) {
-                    let streamed = stream_move(&mut engine, &command, received, &mut output);
+                _ => {
+                    commands_seen += 1;
+                    let stop = interrupts.start(commands_seen);
+                    let result = engine.execute(command, received, stop, &mut sink);
                     interrupts.finish();
-                    match streamed {
-                        Ok(()) => continue,
-                        Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
-                        Err(e) => return Err(e),
-                    }
+                    result
                 }
-                let result = engine.execute_received(&command, received);
-                interrupts.finish();
-                (command.id, result)
-            }
+            },
         };
-        let response = format_response(id.as_deref(), &result);
-        debug!(">> {}", response.trim_end());
-        match output
-            .write_all(response.as_bytes())
-            .and_then(|()| output.flush())
-        {
+        debug!(">> {result:?}");
+        match sink.finish(&result) {
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::BrokenPipe => break,
             Err(e) => return Err(e),
@@ -101,86 +96,6 @@ pub fn serve(
         }
     }
     Ok(())
-}
-
-/// Runs a streaming analysis command: `=id`, then a report line per interval until the next
-/// input line arrives (the reader sets `stop`), then the blank line. Bad arguments get the
-/// usual `?` response instead.
-fn stream(
-    engine: &mut Engine,
-    command: &protocol::Command,
-    stop: Arc<AtomicBool>,
-    output: &mut impl Write,
-) -> io::Result<()> {
-    let analysis = match engine.analysis_command(command) {
-        Ok(analysis) => analysis,
-        Err(e) => {
-            let response = format_response(command.id.as_deref(), &Err(e));
-            output.write_all(response.as_bytes())?;
-            return output.flush();
-        }
-    };
-    writeln!(output, "={}", command.id.as_deref().unwrap_or(""))?;
-    output.flush()?;
-    let mut failed = None;
-    engine.analyze(
-        command,
-        &analysis,
-        stop,
-        &mut |line| match writeln!(output, "{line}").and_then(|()| output.flush()) {
-            Ok(()) => true,
-            Err(e) => {
-                failed = Some(e);
-                false
-            }
-        },
-    );
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    writeln!(output)?;
-    output.flush()
-}
-
-/// Runs a genmove-analyze command: `=id`, the analysis lines of an engine behind the level
-/// that streams them, `play VERTEX`, the blank line; an error before anything was written is an
-/// ordinary `?` response.
-fn stream_move(
-    engine: &mut Engine,
-    command: &protocol::Command,
-    received: Instant,
-    output: &mut impl Write,
-) -> io::Result<()> {
-    let mut failed = None;
-    let mut started = false;
-    let id = command.id.as_deref().unwrap_or("");
-    let result = engine.genmove_analyze_received(command, received, &mut |line| {
-        let written = if started {
-            writeln!(output, "{line}")
-        } else {
-            started = true;
-            writeln!(output, "={id}\n{line}")
-        };
-        match written.and_then(|()| output.flush()) {
-            Ok(()) => true,
-            Err(e) => {
-                failed = Some(e);
-                false
-            }
-        }
-    });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    match result {
-        Ok(()) => writeln!(output)?,
-        Err(e) if !started => {
-            output.write_all(format_response(command.id.as_deref(), &Err(e)).as_bytes())?
-        }
-        // The move was refused after lines went out: end the stream all the same.
-        Err(_) => writeln!(output)?,
-    }
-    output.flush()
 }
 
 /// Stops for streaming analyses. The reader counts the analysis commands it passes on and
@@ -218,25 +133,17 @@ impl StreamStops {
 /// Reader and engine number the command lines (analyses aside) in the same order. The reader
 /// writes the target and then looks at the running command; the engine writes the running
 /// command and then looks at the target; so one of them always sees the other's write.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Interrupts {
     /// The number of the command the last `# interrupt` stops (0: none).
     target: Arc<AtomicU64>,
     /// The number of the command running now (0: none).
     running: Arc<AtomicU64>,
-    /// The engine's interrupt flag, which a running search watches.
+    /// The running command's stop flag, which a running search watches.
     flag: Arc<AtomicBool>,
 }
 
 impl Interrupts {
-    fn new(flag: Arc<AtomicBool>) -> Interrupts {
-        Interrupts {
-            target: Arc::new(AtomicU64::new(0)),
-            running: Arc::new(AtomicU64::new(0)),
-            flag,
-        }
-    }
-
     /// The reader: `# interrupt` after command number `k`.
     fn interrupt(&self, k: u64) {
         self.target.store(k, Ordering::SeqCst);
@@ -245,13 +152,14 @@ impl Interrupts {
         }
     }
 
-    /// The engine: command number `k` starts.
-    fn start(&self, k: u64) {
+    /// The engine: command number `k` starts; returns the flag that stops it.
+    fn start(&self, k: u64) -> Arc<AtomicBool> {
         self.flag.store(false, Ordering::SeqCst);
         self.running.store(k, Ordering::SeqCst);
         if self.target.load(Ordering::SeqCst) == k {
             self.flag.store(true, Ordering::SeqCst);
         }
+        Arc::clone(&self.flag)
     }
 
     /// The engine: the running command is over.
@@ -331,7 +239,9 @@ impl Reader {
         } else {
             let text = String::from_utf8_lossy(line).into_owned();
             match protocol::preprocess(&text) {
-                Some(clean) if analyze::is_streaming(&protocol::parse(&clean).name) => {
+                Some(clean)
+                    if engine::kind_of(&protocol::parse(&clean).name) == Some(Kind::Stream) =>
+                {
                     *open_stream = true;
                 }
                 Some(_) => self.commands += 1,

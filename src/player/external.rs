@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use log::{debug, info, warn};
 
-use super::{Answer, Limits};
+use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Clock;
 use crate::game::{Game, KoRule, Rules, Scoring};
@@ -185,19 +185,20 @@ impl ExternalEngine {
         self.move_timeout
     }
 
-    /// The child's `name version` once one has started.
-    pub fn describe(&self) -> Option<&str> {
-        self.describe.as_deref()
+    /// When a move is due: the budget's deadline or the move timeout, whichever comes first.
+    fn deadline(&self, budget: &Budget) -> Instant {
+        let timeout = Instant::now() + self.move_timeout;
+        budget.deadline.map_or(timeout, |d| d.min(timeout))
     }
 
     /// Asks the child for `color`'s move in `game`, answered by `deadline` (resigning only if
-    /// `limits` allow it; the clock in `limits` is passed on).
-    pub fn genmove(
+    /// `budget` allows it; the clock in `budget` is passed on).
+    fn ask_move(
         &mut self,
         game: &Game,
         color: Color,
         deadline: Instant,
-        limits: &Limits,
+        budget: &Budget,
     ) -> Result<Answer, ExternalError> {
         if game.moves().is_empty() {
             // A new game: a child that failed gets another chance.
@@ -208,7 +209,7 @@ impl ExternalEngine {
         }
         let avoid_early_pass = self.avoid_early_pass;
         let child = self.ready_child(deadline)?;
-        let result = ask(child, game, color, deadline, limits).and_then(|answer| {
+        let result = ask(child, game, color, deadline, budget).and_then(|answer| {
             let opponent_passed = game.moves().last() == Some(&(color.opponent(), Move::Pass));
             if avoid_early_pass && opponent_passed && answer == Answer::Move(Move::Pass) {
                 reconsider_pass(child, game, color, deadline)
@@ -224,7 +225,7 @@ impl ExternalEngine {
     /// child on `game`'s position, each line to `out`, until `stop` is set. False when no
     /// running child lists `name`, or it refused before saying anything: then tengen's own
     /// search answers.
-    pub fn stream_analysis(
+    fn stream_analysis(
         &mut self,
         game: &Game,
         name: &str,
@@ -264,23 +265,23 @@ impl ExternalEngine {
         }
     }
 
-    /// Like [`ExternalEngine::genmove`], through the child's genmove-analyze command `line`
+    /// Like [`ExternalEngine::ask_move`], through the child's genmove-analyze command `line`
     /// (named `name`) with its analysis lines streamed to `out`; `None` when no running child
     /// lists `name`.
-    pub fn genmove_streamed(
+    fn ask_move_streamed(
         &mut self,
         game: &Game,
         color: Color,
         (name, line): (&str, &str),
         deadline: Instant,
-        limits: &Limits,
+        budget: &Budget,
         out: &mut dyn FnMut(&str) -> bool,
     ) -> Option<Result<Answer, ExternalError>> {
         let child = self.ready_child(Instant::now()).ok()?;
         if !child.commands.contains(name) {
             return None;
         }
-        let result = ask_streamed(child, game, color, line, deadline, limits, out);
+        let result = ask_streamed(child, game, color, line, deadline, budget, out);
         self.after_answer(&result);
         Some(result)
     }
@@ -397,25 +398,85 @@ fn start(command: &[String], name: &str) -> Result<Child, ClientError> {
     })
 }
 
+impl Player for ExternalEngine {
+    /// The child's move, due by the budget's deadline or the move timeout, whichever comes
+    /// first; through the genmove-analyze command `progress` asks for when the child lists
+    /// it, its analysis lines passed on verbatim.
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        let deadline = self.deadline(budget);
+        let streamed = match progress.command() {
+            Some((name, line)) if progress.listening() => {
+                let (name, line) = (name.to_string(), line.to_string());
+                self.ask_move_streamed(game, color, (&name, &line), deadline, budget, &mut |text| {
+                    progress.update(Update::Line(text))
+                })
+            }
+            _ => None,
+        };
+        let result = match streamed {
+            Some(result) => result,
+            None => self.ask_move(game, color, deadline, budget),
+        };
+        result.map_err(|error| PlayerError::Engine {
+            name: self.name.clone(),
+            error,
+        })
+    }
+
+    /// The child's own answer to the analysis command `progress` asks for, passed on
+    /// verbatim, when the child lists it; else [`PlayerError::CannotAnalyze`].
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        let Some((name, line)) = progress.command() else {
+            return Err(PlayerError::CannotAnalyze);
+        };
+        let (name, line) = (name.to_string(), line.to_string());
+        let never = AtomicBool::new(false);
+        let stop = request.budget.stop.as_deref().unwrap_or(&never);
+        let streamed = self.stream_analysis(game, &name, &line, stop, &mut |text| {
+            progress.update(Update::Line(text))
+        });
+        if streamed {
+            Ok(())
+        } else {
+            Err(PlayerError::CannotAnalyze)
+        }
+    }
+
+    fn describe(&self) -> Option<String> {
+        self.describe.clone()
+    }
+}
+
 /// Syncs `child` with `game` and asks it for `color`'s move.
 fn ask(
     child: &mut Child,
     game: &Game,
     color: Color,
     deadline: Instant,
-    limits: &Limits,
+    budget: &Budget,
 ) -> Result<Answer, ExternalError> {
     sync(child, game).map_err(failure)?;
     pass_on_rules(child, game.rules()).map_err(failure)?;
-    if let Some(clock) = &limits.clock {
+    if let Some(clock) = &budget.clock {
         pass_on_clock(child, clock, color).map_err(failure)?;
     }
-    let budget = deadline.saturating_duration_since(Instant::now());
+    let left = deadline.saturating_duration_since(Instant::now());
     let answer = child
         .client
-        .send(&format!("genmove {color}"), Some(budget))
+        .send(&format!("genmove {color}"), Some(left))
         .map_err(failure)?;
-    accept(child, game, color, &answer, limits.may_resign)
+    accept(child, game, color, &answer, budget.may_resign)
 }
 
 /// Sends the genmove-analyze command `line` to `child`, streams its analysis lines to `out`
@@ -426,12 +487,12 @@ fn ask_streamed(
     color: Color,
     line: &str,
     deadline: Instant,
-    limits: &Limits,
+    budget: &Budget,
     out: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Answer, ExternalError> {
     sync(child, game).map_err(failure)?;
     pass_on_rules(child, game.rules()).map_err(failure)?;
-    if let Some(clock) = &limits.clock {
+    if let Some(clock) = &budget.clock {
         pass_on_clock(child, clock, color).map_err(failure)?;
     }
     let mut played = None;
@@ -456,7 +517,7 @@ fn ask_streamed(
         .map_err(failure)?;
     let answer =
         played.ok_or_else(|| ExternalError::BadAnswer(format!("`{line}` ended without `play`")))?;
-    accept(child, game, color, &answer, limits.may_resign)
+    accept(child, game, color, &answer, budget.may_resign)
 }
 
 /// Checks a move the child answered (and has played on its board).
@@ -698,6 +759,7 @@ fn reset(client: &mut Client, start: &Mirror) -> Result<(), ClientError> {
 mod tests {
     use super::*;
     use crate::game::clock::TimeSystem;
+    use crate::player::Silent;
 
     /// A GTP engine in sh that lists the rules and time commands, logs every command to
     /// `log`, and passes.
@@ -774,9 +836,12 @@ info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n
         )
         .with_avoid_early_pass(avoid);
         let game = game_after_black_passed(filled);
-        let deadline = Instant::now() + Duration::from_secs(20);
+        let budget = Budget {
+            deadline: Some(Instant::now() + Duration::from_secs(20)),
+            ..Budget::default()
+        };
         let answer = engine
-            .genmove(&game, Color::White, deadline, &Limits::default())
+            .genmove(&game, Color::White, &budget, &mut Silent)
             .unwrap();
         let sent = std::fs::read_to_string(&log).unwrap_or_default();
         let _ = std::fs::remove_file(&log);
@@ -841,23 +906,23 @@ info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n
             periods: 5,
         });
         clock.set_left(Color::Black, 42.0, 0);
-        let limits = Limits {
+        let budget = || Budget {
+            deadline: Some(Instant::now() + Duration::from_secs(20)),
             may_resign: true,
             clock: Some(clock),
-            ..Limits::default()
+            ..Budget::default()
         };
-        let deadline = || Instant::now() + Duration::from_secs(20);
         game.play(Color::Black, Move::parse("E5", 9).unwrap())
             .unwrap();
         let answer = engine
-            .genmove(&game, Color::White, deadline(), &limits)
+            .genmove(&game, Color::White, &budget(), &mut Silent)
             .unwrap();
         assert_eq!(answer, Answer::Move(Move::Pass));
         game.play(Color::White, Move::Pass).unwrap();
         game.play(Color::Black, Move::parse("D4", 9).unwrap())
             .unwrap();
         engine
-            .genmove(&game, Color::White, deadline(), &limits)
+            .genmove(&game, Color::White, &budget(), &mut Silent)
             .unwrap();
         // Another line: back to before D4, then C3.
         let mut other = Game::new(9, Rules::japanese(6.5));
@@ -869,7 +934,7 @@ info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n
             .play(Color::Black, Move::parse("C3", 9).unwrap())
             .unwrap();
         engine
-            .genmove(&other, Color::White, deadline(), &limits)
+            .genmove(&other, Color::White, &budget(), &mut Silent)
             .unwrap();
         let sent = std::fs::read_to_string(&log).unwrap();
         let _ = std::fs::remove_file(&log);

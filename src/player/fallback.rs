@@ -1,121 +1,115 @@
-//! A level played by an external engine, with tengen's own players answering whenever the
-//! engine cannot: missing, still starting, slow, crashed, or answering nonsense.
+//! A chain of players: the first (an external engine) answers when it can; when it cannot
+//! (missing, still starting, slow, crashed, answering nonsense) the next one does, and so
+//! on, all within the one deadline of the move.
 
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use log::{debug, warn};
 
-use super::external::{ExternalEngine, ExternalError};
-use super::{Answer, Limits, Player};
+use super::{AnalysisRequest, Answer, Budget, ExternalError, Player, PlayerError, Progress};
 use crate::board::Color;
 use crate::game::Game;
 
-/// Below this much time left, the last (quickest) fallback answers instead of the first.
+/// Below this much time left, only the last (quickest) player of the chain is asked.
 const QUICK_ANSWER: Duration = Duration::from_millis(300);
 
-/// The least time a fallback is given even when the engine used up the move's budget, so
-/// that a search still answers sensibly (it stays within the one-second grace the clock's
-/// reserve covers).
+/// The least time a player after the first is given even when the ones before used up the
+/// move's budget, so that a search still answers sensibly (it stays within the one-second
+/// grace the clock's reserve covers).
 const FALLBACK_MINIMUM: Duration = Duration::from_millis(200);
 
-/// An external engine with fallback players.
+/// Players asked in order until one answers.
 pub struct FallbackPlayer {
-    external: ExternalEngine,
-    fallback: Vec<Box<dyn Player>>,
+    chain: Vec<Box<dyn Player>>,
+    /// The most one move may take, whatever the clock allows.
+    move_timeout: Duration,
 }
 
 impl FallbackPlayer {
-    /// `external`, with `fallback` (at least one player) answering in its place.
-    pub fn new(external: ExternalEngine, fallback: Vec<Box<dyn Player>>) -> FallbackPlayer {
-        FallbackPlayer { external, fallback }
+    /// `chain` (its first player is the one wanted, the rest answer in its place), each move
+    /// bounded by `move_timeout`.
+    pub fn new(chain: Vec<Box<dyn Player>>, move_timeout: Duration) -> FallbackPlayer {
+        FallbackPlayer {
+            chain,
+            move_timeout,
+        }
     }
 }
 
 impl Player for FallbackPlayer {
-    fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
-        let deadline = self.deadline(limits);
-        match self.external.genmove(game, color, deadline, limits) {
-            Ok(answer) => answer,
-            Err(e) => self.fall_back(game, color, limits, deadline, e),
-        }
-    }
-
-    fn genmove_streamed(
+    fn genmove(
         &mut self,
         game: &Game,
         color: Color,
-        name: &str,
-        line: &str,
-        limits: &Limits,
-        out: &mut dyn FnMut(&str) -> bool,
-    ) -> Option<Answer> {
-        let deadline = self.deadline(limits);
-        let result =
-            self.external
-                .genmove_streamed(game, color, (name, line), deadline, limits, out)?;
-        Some(match result {
-            Ok(answer) => answer,
-            Err(e) => self.fall_back(game, color, limits, deadline, e),
-        })
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        let timeout = Instant::now() + self.move_timeout;
+        let deadline = budget.deadline.map_or(timeout, |d| d.min(timeout));
+        let last = self.chain.len().saturating_sub(1);
+        let mut error = PlayerError::CannotAnalyze;
+        for (i, player) in self.chain.iter_mut().enumerate() {
+            let now = Instant::now();
+            if i > 0 && i < last && deadline.saturating_duration_since(now) < QUICK_ANSWER {
+                continue;
+            }
+            let due = if i == 0 {
+                deadline
+            } else {
+                deadline.max(now + FALLBACK_MINIMUM)
+            };
+            let budget = Budget {
+                deadline: Some(due),
+                ..budget.clone()
+            };
+            match player.genmove(game, color, &budget, progress) {
+                Ok(answer) => return Ok(answer),
+                Err(e) => {
+                    log_failure(&e, i == last);
+                    error = e;
+                }
+            }
+        }
+        Err(error)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        for player in &mut self.chain {
+            match player.analyze(game, request, progress) {
+                Err(PlayerError::CannotAnalyze) => {}
+                Err(e) => warn!("{e}; the next player analyses"),
+                Ok(()) => return Ok(()),
+            }
+        }
+        Err(PlayerError::CannotAnalyze)
     }
 
     fn describe(&self) -> Option<String> {
-        self.external.describe().map(str::to_string)
-    }
-
-    fn stream_analysis(
-        &mut self,
-        game: &Game,
-        name: &str,
-        line: &str,
-        stop: &AtomicBool,
-        out: &mut dyn FnMut(&str) -> bool,
-    ) -> bool {
-        self.external.stream_analysis(game, name, line, stop, out)
+        self.chain.first().and_then(|p| p.describe())
     }
 }
 
-impl FallbackPlayer {
-    /// When this move is due: the clock's deadline or the engine's move timeout, whichever
-    /// comes first.
-    fn deadline(&self, limits: &Limits) -> Instant {
-        let move_deadline = Instant::now() + self.external.move_timeout();
-        limits
-            .deadline
-            .map_or(move_deadline, |d| d.min(move_deadline))
-    }
-
-    /// The fallback's answer after the engine failed with `error`, within what is left
-    /// until `deadline`.
-    fn fall_back(
-        &mut self,
-        game: &Game,
-        color: Color,
-        limits: &Limits,
-        deadline: Instant,
-        error: ExternalError,
-    ) -> Answer {
-        let name = self.external.name();
-        match error {
-            ExternalError::Unavailable => debug!("{name}: unavailable; the fallback plays"),
-            ExternalError::Starting => debug!("{name}: still starting; the fallback plays"),
-            e => warn!("{name}: {e}; the fallback plays this move"),
-        }
-        let now = Instant::now();
-        let left = deadline.saturating_duration_since(now);
-        let quick = left < QUICK_ANSWER;
-        let Some(player) = (if quick {
-            self.fallback.last_mut()
-        } else {
-            self.fallback.first_mut()
-        }) else {
-            return Answer::Move(crate::board::Move::Pass);
-        };
-        let limits = Limits {
-            deadline: Some(deadline.max(now + FALLBACK_MINIMUM)),
-            ..limits.clone()
-        };
-        player.genmove(game, color, &limits)
+/// One log line for a player of the chain that gave no move.
+fn log_failure(error: &PlayerError, last: bool) {
+    let next = if last {
+        "nobody is left to play; passing"
+    } else {
+        "the next player plays this move"
+    };
+    match error {
+        PlayerError::Engine {
+            name,
+            error: ExternalError::Unavailable,
+        } => debug!("{name}: unavailable; {next}"),
+        PlayerError::Engine {
+            name,
+            error: ExternalError::Starting,
+        } => debug!("{name}: still starting; {next}"),
+        e => warn!("{e}; {next}"),
     }
 }

@@ -11,7 +11,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Answer, Limits, Player};
+use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 
@@ -48,7 +48,13 @@ impl HeuristicPlayer {
 }
 
 impl Player for HeuristicPlayer {
-    fn genmove(&mut self, game: &Game, color: Color, _limits: &Limits) -> Answer {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _budget: &Budget,
+        _progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
         let board = game.board();
         let mut reader = Reader::new();
         let eval = Evaluator::new(game, color, &mut reader);
@@ -69,7 +75,9 @@ impl Player for HeuristicPlayer {
             .into_iter()
             .map(|(_, p)| p)
             .find(|&p| game.legality(color, Move::Play(p)).is_ok())
-            .map_or(Answer::Move(Move::Pass), |p| Answer::Move(Move::Play(p)))
+            .map_or(Ok(Answer::Move(Move::Pass)), |p| {
+                Ok(Answer::Move(Move::Play(p)))
+            })
     }
 }
 
@@ -802,6 +810,7 @@ mod tests {
     use super::*;
     use crate::game::Rules;
     use crate::game::score::Assessment;
+    use crate::player::Silent;
     use crate::player::random::RandomPlayer;
 
     fn pt(game: &Game, v: &str) -> Point {
@@ -810,7 +819,8 @@ mod tests {
 
     fn genmove(game: &Game, c: Color, seed: u64) -> Move {
         HeuristicPlayer::new(Some(seed))
-            .genmove(game, c, &Limits::default())
+            .genmove(game, c, &Budget::default(), &mut Silent)
+            .unwrap()
             .as_move()
             .unwrap()
     }
@@ -931,12 +941,14 @@ mod tests {
                     let c = game.to_move();
                     let mv = if c == medium_color {
                         medium
-                            .genmove(&game, c, &Limits::default())
+                            .genmove(&game, c, &Budget::default(), &mut Silent)
+                            .unwrap()
                             .as_move()
                             .unwrap()
                     } else {
                         random
-                            .genmove(&game, c, &Limits::default())
+                            .genmove(&game, c, &Budget::default(), &mut Silent)
+                            .unwrap()
                             .as_move()
                             .unwrap()
                     };
@@ -1010,7 +1022,8 @@ mod tests {
             assert!(game.moves().len() < 100, "the game does not end");
             let c = game.to_move();
             let mv = players[c.index()]
-                .genmove(&game, c, &Limits::default())
+                .genmove(&game, c, &Budget::default(), &mut Silent)
+                .unwrap()
                 .as_move()
                 .unwrap();
             assert_eq!(game.play(c, mv), Ok(()));
@@ -1040,7 +1053,8 @@ mod tests {
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
                 let mv = players[c.index()]
-                    .genmove(&game, c, &Limits::default())
+                    .genmove(&game, c, &Budget::default(), &mut Silent)
+                    .unwrap()
                     .as_move()
                     .unwrap();
                 assert_eq!(game.play(c, mv), Ok(()));
@@ -1070,12 +1084,14 @@ mod tests {
                 let c = game.to_move();
                 let mv = if c == medium_color {
                     medium
-                        .genmove(&game, c, &Limits::default())
+                        .genmove(&game, c, &Budget::default(), &mut Silent)
+                        .unwrap()
                         .as_move()
                         .unwrap()
                 } else {
                     random
-                        .genmove(&game, c, &Limits::default())
+                        .genmove(&game, c, &Budget::default(), &mut Silent)
+                        .unwrap()
                         .as_move()
                         .unwrap()
                 };

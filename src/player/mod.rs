@@ -1,62 +1,106 @@
-//! Players: what answers `genmove` at a level. The trait takes `&mut self` so that a player
-//! may keep state between moves.
+//! Players: what answers `genmove` and the analysis commands at a level. [`Player`] is the one
+//! door every front end (GTP, the analysis protocol, matches) goes through, so that a level
+//! means the same thing everywhere.
+//!
+//! The vocabulary of budgets and reports ([`Budget`], [`Report`] and its parts) is the
+//! search's, the lowest layer that makes reports; every player speaks it.
 
 pub mod external;
 pub mod fallback;
 pub mod heuristic;
+pub mod mcts;
 pub mod random;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::fmt;
 
 use crate::board::{Color, Move, Point};
 use crate::game::Game;
-use crate::game::clock::Clock;
+pub use crate::search::{AnalysisRequest, Budget, MoveInfo, Report, RootInfo, ScoreStats};
+pub use external::ExternalError;
 
-/// A move generator.
+/// A move generator, and an analyst where it can be one. `&mut self`, so that a player keeps
+/// state between moves (a search tree, a child process).
 pub trait Player: Send {
-    /// What `color` should do in `game` (which is not changed), within `limits`.
-    fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer;
+    /// What `color` should do in `game` (which is not changed), within `budget`; what it
+    /// finds on the way goes to `progress`.
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError>;
+
+    /// Analyses `game` as `request` asks, reporting to `progress` until the request's budget
+    /// ends or `progress` stops listening. [`PlayerError::CannotAnalyze`] from a player that
+    /// does not analyse (the front end then asks the `mcts` level).
+    fn analyze(
+        &mut self,
+        _game: &Game,
+        _request: &AnalysisRequest,
+        _progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        Err(PlayerError::CannotAnalyze)
+    }
 
     /// The engine behind this player when it is another program (`name version`), once known.
     fn describe(&self) -> Option<String> {
         None
     }
+}
 
-    /// Streams the analysis command `line` (named `name`, e.g. `kata-analyze b 50`) from
-    /// another engine behind this player that lists it, each output line to `out`, until
-    /// `stop` is set; false when there is none (tengen's own search answers instead).
-    fn stream_analysis(
+/// A level's player, with another player (made on first use) analysing for it when it
+/// cannot: a level such as `easy` answers analysis commands with the `mcts` level's search.
+pub struct WithAnalyst {
+    player: Box<dyn Player>,
+    make_analyst: Box<dyn Fn() -> Box<dyn Player> + Send>,
+    analyst: Option<Box<dyn Player>>,
+}
+
+impl WithAnalyst {
+    /// `player`, analysed for by what `make_analyst` makes when it cannot analyse.
+    pub fn new(
+        player: Box<dyn Player>,
+        make_analyst: Box<dyn Fn() -> Box<dyn Player> + Send>,
+    ) -> WithAnalyst {
+        WithAnalyst {
+            player,
+            make_analyst,
+            analyst: None,
+        }
+    }
+}
+
+impl Player for WithAnalyst {
+    fn genmove(
         &mut self,
-        _game: &Game,
-        _name: &str,
-        _line: &str,
-        _stop: &AtomicBool,
-        _out: &mut dyn FnMut(&str) -> bool,
-    ) -> bool {
-        false
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        self.player.genmove(game, color, budget, progress)
     }
 
-    /// The root moves the last `genmove` searched, most visited first, for players that
-    /// search (what `*-genmove_analyze` reports).
-    fn last_root_moves(&self) -> Option<Vec<crate::search::MoveInfo>> {
-        None
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        match self.player.analyze(game, request, progress) {
+            Err(PlayerError::CannotAnalyze) => {
+                let make = &self.make_analyst;
+                self.analyst
+                    .get_or_insert_with(|| make())
+                    .analyze(game, request, progress)
+            }
+            result => result,
+        }
     }
 
-    /// [`Player::genmove`] through another engine's genmove-analyze command `line` (named
-    /// `name`), its analysis lines going to `out`; `None` when there is no such engine (then
-    /// plain `genmove` answers).
-    fn genmove_streamed(
-        &mut self,
-        _game: &Game,
-        _color: Color,
-        _name: &str,
-        _line: &str,
-        _limits: &Limits,
-        _out: &mut dyn FnMut(&str) -> bool,
-    ) -> Option<Answer> {
-        None
+    fn describe(&self) -> Option<String> {
+        self.player.describe()
     }
 }
 
@@ -79,28 +123,74 @@ impl Answer {
     }
 }
 
-/// What bounds one `genmove`: a deadline from the clock, a flag set from outside to stop early
-/// (the best move so far is played), and whether resigning is allowed.
-#[derive(Clone, Debug, Default)]
-pub struct Limits {
-    /// The moment the answer is due; `None` when the clock sets no limit.
-    pub deadline: Option<Instant>,
-    /// Set (by `# interrupt`) to stop thinking now.
-    pub stop: Option<Arc<AtomicBool>>,
-    /// Whether the player may resign (never in `kgs-genmove_cleanup`).
-    pub may_resign: bool,
-    /// The game clock, for players that pass it on (an external engine).
-    pub clock: Option<Clock>,
+/// Why a player gave no answer.
+#[derive(Debug)]
+pub enum PlayerError {
+    /// This player does not analyse positions.
+    CannotAnalyze,
+    /// The engine `name` behind the player failed.
+    Engine {
+        /// The engine's name in the config.
+        name: String,
+        /// What went wrong.
+        error: ExternalError,
+    },
 }
 
-impl Limits {
-    /// Whether thinking must stop now: the deadline passed or the stop flag is set.
-    pub fn expired(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-            || self
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
+impl fmt::Display for PlayerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlayerError::CannotAnalyze => f.write_str("this level does not analyse positions"),
+            PlayerError::Engine { name, error } => write!(f, "{name}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for PlayerError {}
+
+/// One thing a player found while thinking.
+#[derive(Copy, Clone, Debug)]
+pub enum Update<'a> {
+    /// Where a search stands.
+    Report(&'a Report),
+    /// A line of another engine's answer to [`Progress::command`], passed on verbatim.
+    Line(&'a str),
+}
+
+/// Where a player's progress goes.
+pub trait Progress {
+    /// Takes one update; false when nobody reads any more (an analysis then ends).
+    fn update(&mut self, update: Update<'_>) -> bool;
+
+    /// Whether anyone reads updates (a plain `genmove`'s progress does not, and no report
+    /// is built for it).
+    fn listening(&self) -> bool {
+        true
+    }
+
+    /// The analysis command the reader asked for (its name and whole line), which an engine
+    /// that lists it may answer verbatim with [`Update::Line`]s.
+    fn command(&self) -> Option<(&str, &str)> {
+        None
+    }
+}
+
+/// Progress that nobody reads.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn update(&mut self, _update: Update<'_>) -> bool {
+        true
+    }
+
+    fn listening(&self) -> bool {
+        false
+    }
+}
+
+impl<F: FnMut(Update<'_>) -> bool> Progress for F {
+    fn update(&mut self, update: Update<'_>) -> bool {
+        self(update)
     }
 }
 
@@ -111,4 +201,11 @@ pub fn sensible_moves(game: &Game, color: Color) -> Vec<Point> {
         .empty_points()
         .filter(|&p| !board.is_eye(p, color) && game.legality(color, Move::Play(p)).is_ok())
         .collect()
+}
+
+/// `player`'s move with nothing to report and no limit but its own (for tests and tools).
+pub fn plain_move(player: &mut dyn Player, game: &Game, color: Color) -> Answer {
+    player
+        .genmove(game, color, &Budget::default(), &mut Silent)
+        .unwrap_or(Answer::Move(Move::Pass))
 }

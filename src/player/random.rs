@@ -4,7 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Answer, Limits, Player, sensible_moves};
+use super::{Answer, Budget, Player, PlayerError, Progress, sensible_moves};
 use crate::board::{Color, Move};
 use crate::game::Game;
 
@@ -23,17 +23,23 @@ impl RandomPlayer {
 }
 
 impl Player for RandomPlayer {
-    fn genmove(&mut self, game: &Game, color: Color, _limits: &Limits) -> Answer {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _budget: &Budget,
+        _progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
         let board = game.board();
         let moves: Vec<_> = sensible_moves(game, color)
             .into_iter()
             .filter(|&p| !board.is_suicide(p, color))
             .collect();
-        Answer::Move(if moves.is_empty() {
+        Ok(Answer::Move(if moves.is_empty() {
             Move::Pass
         } else {
             Move::Play(moves[self.rng.random_range(0..moves.len())])
-        })
+        }))
     }
 }
 
@@ -41,6 +47,7 @@ impl Player for RandomPlayer {
 mod tests {
     use super::*;
     use crate::game::Rules;
+    use crate::player::Silent;
 
     #[test]
     fn plays_legal_moves_never_into_its_own_eyes_and_passes_at_the_end() {
@@ -50,7 +57,8 @@ mod tests {
             while game.trailing_passes() < 2 {
                 let color = game.to_move();
                 let mv = player
-                    .genmove(&game, color, &Limits::default())
+                    .genmove(&game, color, &Budget::default(), &mut Silent)
+                    .unwrap()
                     .as_move()
                     .unwrap();
                 if let Move::Play(p) = mv {
@@ -79,7 +87,8 @@ mod tests {
         for _ in 0..400 {
             seen.insert(
                 player
-                    .genmove(&game, Color::Black, &Limits::default())
+                    .genmove(&game, Color::Black, &Budget::default(), &mut Silent)
+                    .unwrap()
                     .as_move()
                     .unwrap(),
             );

@@ -1,17 +1,14 @@
 //! Analysis: the search run until told to stop, reporting every root move's statistics at a
 //! fixed interval (what `lz-analyze` and `kata-analyze` stream to a GUI).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::root_tally::{RootTally, ScoreStats};
-use super::search::{self, Problem};
 use super::tree::{NodeId, ROOT, Stats};
-use super::{MctsPlayer, Move, RootPosition};
+use super::uct::{self, Problem};
+use super::{Budget, Move, RootPosition, Search};
 use crate::board::{Color, Point};
 use crate::game::Game;
-use crate::player::Limits;
 
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
@@ -29,16 +26,13 @@ pub struct AnalysisRequest {
     pub allow: Vec<Move>,
     /// Never these root moves.
     pub avoid: Vec<Move>,
-    /// Set from outside to end the analysis.
-    pub stop: Arc<AtomicBool>,
     /// Report who owns each point at the end of the playouts.
     pub ownership: bool,
     /// Report it for each root move too.
     pub moves_ownership: bool,
-    /// Stop after this many playouts.
-    pub max_playouts: Option<u64>,
-    /// Stop at this moment.
-    pub deadline: Option<Instant>,
+    /// When the analysis ends: after its playouts, at its deadline, or when its stop flag is
+    /// set (without any, it runs until its report callback returns false).
+    pub budget: Budget,
 }
 
 /// One report of an analysis.
@@ -90,8 +84,8 @@ pub struct MoveInfo {
     pub ownership: Option<Vec<f32>>,
 }
 
-impl MctsPlayer {
-    /// Searches `game` for `request.color` until `request.stop` is set, calling `report` with
+impl Search {
+    /// Searches `game` for `request.color` until its budget ends, calling `report` with
     /// the visited root moves (most visited first) every `request.interval` and once at the
     /// end. `report` returning false ends the analysis too (the GUI has gone).
     pub fn analyze(
@@ -105,9 +99,9 @@ impl MctsPlayer {
             Some(&(c, Move::Play(p))) if c != color => Some(p),
             _ => None,
         };
-        let mut root_children = MctsPlayer::root_children(game, color, last);
+        let mut root_children = Search::root_children(game, color, last);
         root_children.retain(|child| {
-            let mv = search::point_of(child.mv).map_or(Move::Pass, Move::Play);
+            let mv = uct::point_of(child.mv).map_or(Move::Pass, Move::Play);
             (request.allow.is_empty() || request.allow.contains(&mv))
                 && !request.avoid.contains(&mv)
         });
@@ -125,15 +119,13 @@ impl MctsPlayer {
         let mut done = 0u64;
         loop {
             self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let left = request
-                .max_playouts
-                .map_or(u64::MAX, |m| m.saturating_sub(done));
+            let budget = &request.budget;
+            let left = budget.playouts.map_or(u64::MAX, |m| m.saturating_sub(done));
             let chunk_end = Instant::now() + request.interval;
-            let limits = Limits {
-                deadline: Some(request.deadline.map_or(chunk_end, |d| d.min(chunk_end))),
-                stop: Some(Arc::clone(&request.stop)),
-                may_resign: false,
-                clock: None,
+            let chunk = Budget {
+                deadline: Some(budget.deadline.map_or(chunk_end, |d| d.min(chunk_end))),
+                stop: budget.stop.clone(),
+                ..Budget::default()
             };
             let problem = Problem {
                 board: game.board(),
@@ -142,15 +134,15 @@ impl MctsPlayer {
                 komi: game.rules().komi as f32,
                 root_children: &root_children,
                 max_playouts: left,
-                limits: &limits,
+                budget: &chunk,
                 seed: self.seed,
                 early_stop: false,
                 tally: Some(&tally),
             };
-            done += search::run(&self.tree, &problem, &self.params_for(game.size()));
-            let last = request.stop.load(Ordering::Relaxed)
-                || request.max_playouts.is_some_and(|m| done >= m)
-                || request.deadline.is_some_and(|d| Instant::now() >= d);
+            done += uct::run(&self.tree, &problem, &self.params_for(game.size()));
+            let last = budget.stopped()
+                || budget.playouts.is_some_and(|m| done >= m)
+                || budget.deadline.is_some_and(|d| Instant::now() >= d);
             let mut state = self.report(game, request, &tally);
             state.last = last;
             if !report(&state) || last {
@@ -184,7 +176,7 @@ impl MctsPlayer {
         };
         let mut moves = self.root_infos();
         for info in &mut moves {
-            let first = search::node_move(info.mv);
+            let first = uct::node_move(info.mv);
             info.score = tally.after(first).map(for_color);
             if request.moves_ownership {
                 info.ownership = Some(
@@ -287,14 +279,14 @@ pub fn move_priors(game: &Game, color: Color) -> Vec<(Move, f32)> {
         Some(&(c, Move::Play(p))) if c != color => Some(p),
         _ => None,
     };
-    let children = MctsPlayer::root_children(game, color, last);
+    let children = Search::root_children(game, color, last);
     let strength =
         |c: &super::tree::NewChild| c.prior_wins as f32 / (2 * c.prior_visits.max(1)) as f32;
     let total: f32 = children.iter().map(strength).sum::<f32>().max(f32::EPSILON);
     children
         .iter()
         .map(|c| {
-            let mv = search::point_of(c.mv).map_or(Move::Pass, Move::Play);
+            let mv = uct::point_of(c.mv).map_or(Move::Pass, Move::Play);
             (mv, strength(c) / total)
         })
         .collect()
@@ -302,5 +294,5 @@ pub fn move_priors(game: &Game, color: Color) -> Vec<(Move, f32)> {
 
 /// The move of a node.
 fn move_of(s: Stats) -> Move {
-    search::point_of(s.mv).map_or(Move::Pass, Move::Play)
+    uct::point_of(s.mv).map_or(Move::Pass, Move::Play)
 }

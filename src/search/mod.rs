@@ -1,5 +1,6 @@
-//! The hard level's own engine: Monte Carlo tree search over threads sharing one tree, with
-//! RAVE, priors and a playout policy that answers the last move.
+//! tengen's own Monte Carlo tree search over threads sharing one tree, with RAVE, priors and
+//! a playout policy that answers the last move: what the `mcts` level plays and analyses
+//! with (through [`crate::player::mcts`]).
 
 mod analysis;
 mod dynamic_komi;
@@ -9,27 +10,31 @@ mod local_shape;
 pub mod policy;
 mod priors;
 mod root_tally;
-mod search;
 mod shapes;
 mod tactics;
+mod time;
 mod tree;
+mod uct;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use log::{debug, info};
 use rand::random;
 
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
+use crate::game::clock::Clock;
 use crate::game::score::{self, Assessment};
 use crate::game::{Game, Scoring};
 
-use crate::player::{Answer, Limits, Player};
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
 pub use last_good_reply::ReplyTable;
 pub use root_tally::ScoreStats;
-use search::{Params, Problem};
+pub use time::time_for_move;
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
+use uct::{Params, Problem};
 
 /// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
 /// not yet built, and returns once they are: about a tenth of a second, once per process.
@@ -52,18 +57,59 @@ pub const MAX_RAVE_EARLY_WEIGHT: u32 = 15;
 pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
 
 /// The playouts a search needs before its win rate is trusted enough to resign on it.
-const MIN_PLAYOUTS_TO_RESIGN: u64 = 1_000;
-/// Searches in a row that must find the game lost before the player resigns.
-const RESIGN_AFTER: u32 = 3;
+pub const MIN_PLAYOUTS_TO_RESIGN: u64 = 1_000;
 /// A generous guess at the scorer's time per board point and playout, in microseconds.
 const SCORER_MICROS_PER_POINT: u64 = 10;
 /// How much lower than the pass a move's win rate may be and still be played instead of a
 /// pass while the position is not settled.
 const PASS_MARGIN: f32 = 0.05;
 
+/// What bounds one search or one move: playouts, a deadline, a flag set from outside to stop
+/// early (the best move so far is played), and for a move the game clock and whether
+/// resigning is allowed.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    /// Playouts to run at most; `None`: the level's own count, or the deadline decides.
+    pub playouts: Option<u64>,
+    /// The moment the answer is due; `None` when the clock sets no limit.
+    pub deadline: Option<Instant>,
+    /// Set (by `# interrupt`, or the next line during an analysis) to stop thinking now.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// The game clock, for players that pass it on (an external engine).
+    pub clock: Option<Clock>,
+    /// Whether the player may resign (never in `kgs-genmove_cleanup`).
+    pub may_resign: bool,
+}
+
+impl Budget {
+    /// Whether the stop flag is set.
+    pub fn stopped(&self) -> bool {
+        self.stop
+            .as_ref()
+            .is_some_and(|s| s.load(Ordering::Relaxed))
+    }
+
+    /// Whether thinking must stop now: the deadline passed or the stop flag is set.
+    pub fn expired(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d) || self.stopped()
+    }
+}
+
+/// The move a search chose.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The move (or pass).
+    pub mv: Move,
+    /// Whether the search found the game lost (its best win rate below the resign threshold,
+    /// trusted); `None` when this move gives no verdict (a pass forced by the rules).
+    pub losing: Option<bool>,
+    /// Whether a tree search ran (so [`Search::root_report`] describes this move).
+    pub searched: bool,
+}
+
 /// How one MCTS level plays.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MctsSettings {
+pub struct SearchSettings {
     /// Fixed playouts per move; `None`: the clock decides, else [`DEFAULT_PLAYOUTS`].
     pub playouts: Option<u64>,
     /// Worker threads; 0 = every core.
@@ -81,7 +127,7 @@ pub struct MctsSettings {
     /// Extra RAVE weight of a move played right after a node (see [`Params`]).
     pub rave_early_weight: u32,
     /// Visits a node needs before it is expanded; `None`: by board size
-    /// ([`search::expand_after_for`]: 4 up to 9x9, 8 above).
+    /// ([`uct::expand_after_for`]: 4 up to 9x9, 8 above).
     pub expand_after: Option<u32>,
     /// Points per handicap stone that a search for Black in a handicap game pretends White
     /// has as extra komi, fading to none over the game's first part (see [`dynamic_komi`]);
@@ -92,9 +138,9 @@ pub struct MctsSettings {
     pub early_stop: bool,
 }
 
-impl Default for MctsSettings {
-    fn default() -> MctsSettings {
-        MctsSettings {
+impl Default for SearchSettings {
+    fn default() -> SearchSettings {
+        SearchSettings {
             playouts: None,
             threads: 0,
             max_nodes: DEFAULT_MAX_NODES,
@@ -110,9 +156,9 @@ impl Default for MctsSettings {
     }
 }
 
-/// The MCTS player.
-pub struct MctsPlayer {
-    settings: MctsSettings,
+/// One MCTS engine: its settings and its tree, kept between moves for reuse.
+pub struct Search {
+    settings: SearchSettings,
     params: Params,
     /// The tree searched last, and a spare one the reused subtree is copied into.
     tree: Tree,
@@ -121,8 +167,6 @@ pub struct MctsPlayer {
     root: Option<RootPosition>,
     seed: u64,
     last_search: SearchReport,
-    /// Searches in a row whose best win rate was below the resign threshold.
-    losing_streak: u32,
 }
 
 /// Where the last search stood.
@@ -143,9 +187,9 @@ pub struct SearchReport {
     pub nodes: usize,
 }
 
-impl MctsPlayer {
+impl Search {
     /// A player with `settings`; the tree's memory is taken once, here.
-    pub fn new(settings: MctsSettings) -> MctsPlayer {
+    pub fn new(settings: SearchSettings) -> Search {
         let threads = match settings.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -153,7 +197,7 @@ impl MctsPlayer {
         // Building the pattern tables takes a few tenths of a second: do it while the
         // controller is still setting up, not in the first genmove.
         std::thread::spawn(warm_up);
-        MctsPlayer {
+        Search {
             params: Params {
                 threads,
                 exploration: settings.exploration.max(0.0),
@@ -168,7 +212,6 @@ impl MctsPlayer {
             seed: settings.seed.unwrap_or_else(random),
             settings,
             last_search: SearchReport::default(),
-            losing_streak: 0,
         }
     }
 
@@ -179,7 +222,7 @@ impl MctsPlayer {
             expand_after: self
                 .settings
                 .expand_after
-                .unwrap_or_else(|| search::expand_after_for(size)),
+                .unwrap_or_else(|| uct::expand_after_for(size)),
             ..self.params
         }
     }
@@ -229,7 +272,7 @@ impl MctsPlayer {
                 }
                 Move::Pass => board.pass(),
             }
-            node = self.tree.child_with(node, search::node_move(mv))?;
+            node = self.tree.child_with(node, uct::node_move(mv))?;
             to_move = to_move.opponent();
         }
         (to_move == color && board.hash() == game.board().hash()).then_some(node)
@@ -252,7 +295,7 @@ impl MctsPlayer {
             .filter(|s| {
                 s.mv != tree::PASS
                     && s.real_win_rate().is_some_and(|w| w >= floor)
-                    && search::point_of(s.mv)
+                    && uct::point_of(s.mv)
                         .is_some_and(|p| game.legality(color, Move::Play(p)).is_ok())
             })
             .max_by_key(|s| s.visits)
@@ -280,7 +323,7 @@ impl MctsPlayer {
             .children(ROOT)
             .map(|id| self.tree.stats(id))
             .filter(|s| {
-                let mv = search::point_of(s.mv).map_or(Move::Pass, Move::Play);
+                let mv = uct::point_of(s.mv).map_or(Move::Pass, Move::Play);
                 game.legality(color, mv).is_ok()
             })
             .max_by(|a, b| {
@@ -293,32 +336,36 @@ impl MctsPlayer {
     }
 }
 
-impl Player for MctsPlayer {
-    fn last_root_moves(&self) -> Option<Vec<MoveInfo>> {
-        self.root.as_ref().map(|_| self.root_infos())
-    }
-
-    fn genmove(&mut self, game: &Game, color: Color, limits: &Limits) -> Answer {
+impl Search {
+    /// The move for `color` in `game` (which is not changed), searched within `budget`.
+    pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
         let started = Instant::now();
         let last = match game.moves().last() {
             Some(&(c, Move::Play(p))) if c != color => Some(p),
             _ => None,
         };
-        if let Some(result) = pass_ends_in_win(game, color, limits) {
+        if let Some(result) = pass_ends_in_win(game, color, budget) {
             info!("mcts: pass: the opponent passed, and the board counts {result}");
             self.root = None;
-            self.losing_streak = 0;
             self.last_search = SearchReport {
                 seconds: started.elapsed().as_secs_f64(),
                 ..SearchReport::default()
             };
-            return Answer::Move(Move::Pass);
+            return Choice {
+                mv: Move::Pass,
+                losing: Some(false),
+                searched: false,
+            };
         }
-        let root_children = MctsPlayer::root_children(game, color, last);
+        let root_children = Search::root_children(game, color, last);
         if root_children.len() == 1 {
-            return Answer::Move(Move::Pass);
+            return Choice {
+                mv: Move::Pass,
+                losing: None,
+                searched: false,
+            };
         }
-        let max_playouts = match (self.settings.playouts, limits.deadline) {
+        let max_playouts = match (budget.playouts.or(self.settings.playouts), budget.deadline) {
             (Some(n), _) => n,
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
@@ -332,14 +379,14 @@ impl Player for MctsPlayer {
             komi: game.rules().komi as f32 + extra_komi,
             root_children: &root_children,
             max_playouts,
-            limits,
+            budget,
             seed: self.seed,
             early_stop: self.settings.early_stop,
             tally: None,
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);
-        let playouts = search::run(&self.tree, &problem, &self.params_for(game.size()));
+        let playouts = uct::run(&self.tree, &problem, &self.params_for(game.size()));
         self.root = Some(RootPosition {
             board: game.board().clone(),
             to_move: color,
@@ -351,11 +398,15 @@ impl Player for MctsPlayer {
             nodes: self.tree.len(),
         };
         let Some(best) = self.best_child(game, color) else {
-            return Answer::Move(Move::Pass);
+            return Choice {
+                mv: Move::Pass,
+                losing: Some(false),
+                searched: true,
+            };
         };
         let best = self.instead_of_pass(game, color, best);
         let win_rate = best.real_win_rate().unwrap_or(0.5);
-        let mv = search::point_of(best.mv).map_or(Move::Pass, Move::Play);
+        let mv = uct::point_of(best.mv).map_or(Move::Pass, Move::Play);
         info!(
             "mcts: {} after {playouts} playouts in {:.2} s ({} nodes{}): {} visits, win rate {:.3}{}",
             mv.to_vertex(game.size()),
@@ -379,7 +430,6 @@ impl Player for MctsPlayer {
             && playouts >= MIN_PLAYOUTS_TO_RESIGN
             && win_rate < self.settings.resign_threshold
             && !reused_after_new_game(game);
-        self.losing_streak = if losing { self.losing_streak + 1 } else { 0 };
         if log::log_enabled!(log::Level::Debug) {
             let mut children: Vec<Stats> = self
                 .tree
@@ -390,7 +440,7 @@ impl Player for MctsPlayer {
             for s in children.iter().take(10) {
                 debug!(
                     "  {:>5} visits {:>6} win {:.3} rave {:>6} {:.3} prior {:>3} {:.3}",
-                    search::point_of(s.mv)
+                    uct::point_of(s.mv)
                         .map_or(Move::Pass, Move::Play)
                         .to_vertex(game.size()),
                     s.visits,
@@ -402,10 +452,28 @@ impl Player for MctsPlayer {
                 );
             }
         }
-        if limits.may_resign && self.losing_streak >= RESIGN_AFTER {
-            return Answer::Resign;
+        Choice {
+            mv,
+            losing: Some(losing),
+            searched: true,
         }
-        Answer::Move(mv)
+    }
+
+    /// The last search's root moves as an analysis report (what `*-genmove_analyze`
+    /// shows after the move).
+    pub fn root_report(&self) -> Report {
+        let moves = self.root_infos();
+        let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
+        Report {
+            root: RootInfo {
+                visits,
+                winrate: moves.first().map_or(0.5, |m| m.winrate),
+                score: None,
+            },
+            moves,
+            ownership: None,
+            last: true,
+        }
     }
 }
 
@@ -420,7 +488,7 @@ impl Player for MctsPlayer {
 /// The scorer takes time (1,000 playouts: about 3.3 s on 19x19 and 0.2 s on 9x9, one busy
 /// core): under a clock it is asked only while twice its estimated time
 /// ([`SCORER_MICROS_PER_POINT`] per point and playout) is left before the deadline.
-fn pass_ends_in_win(game: &Game, color: Color, limits: &Limits) -> Option<String> {
+fn pass_ends_in_win(game: &Game, color: Color, budget: &Budget) -> Option<String> {
     let board = game.board();
     let points = game.size() * game.size();
     if !matches!(game.moves().last(), Some(&(c, Move::Pass)) if c != color)
@@ -431,7 +499,7 @@ fn pass_ends_in_win(game: &Game, color: Color, limits: &Limits) -> Option<String
     let cost = Duration::from_micros(
         SCORER_MICROS_PER_POINT * points as u64 * score::DEFAULT_PLAYOUTS as u64,
     );
-    if limits
+    if budget
         .deadline
         .is_some_and(|d| d.saturating_duration_since(Instant::now()) < 2 * cost)
     {
@@ -502,12 +570,12 @@ mod tests {
     use super::*;
     use crate::game::Rules;
 
-    fn player(playouts: u64, threads: usize) -> MctsPlayer {
-        MctsPlayer::new(MctsSettings {
+    fn player(playouts: u64, threads: usize) -> Search {
+        Search::new(SearchSettings {
             playouts: Some(playouts),
             threads,
             seed: Some(1),
-            ..MctsSettings::default()
+            ..SearchSettings::default()
         })
     }
 
@@ -530,11 +598,8 @@ mod tests {
             Rules::chinese(7.0),
         );
         let mut mcts = player(2000, 2);
-        let answer = mcts.genmove(&game, Color::Black, &Limits::default());
-        assert_eq!(
-            answer,
-            Answer::Move(Move::Play(Point::parse("F5", 9).unwrap()))
-        );
+        let answer = mcts.choose(&game, Color::Black, &Budget::default()).mv;
+        assert_eq!(answer, Move::Play(Point::parse("F5", 9).unwrap()));
     }
 
     #[test]
@@ -544,9 +609,9 @@ mod tests {
         assert_eq!(by_size.params_for(7).expand_after, 4);
         assert_eq!(by_size.params_for(13).expand_after, 8);
         assert_eq!(by_size.params_for(19).expand_after, 8);
-        let set = MctsPlayer::new(MctsSettings {
+        let set = Search::new(SearchSettings {
             expand_after: Some(6),
-            ..MctsSettings::default()
+            ..SearchSettings::default()
         });
         assert_eq!(set.params_for(9).expand_after, 6);
         assert_eq!(set.params_for(19).expand_after, 6);
@@ -561,10 +626,8 @@ mod tests {
                 break;
             }
             let c = game.to_move();
-            match players[c.index()].genmove(&game, c, &Limits::default()) {
-                Answer::Move(mv) => game.play(c, mv).expect("legal move"),
-                Answer::Resign => break,
-            }
+            let mv = players[c.index()].choose(&game, c, &Budget::default()).mv;
+            game.play(c, mv).expect("legal move");
         }
         assert!(game.moves().len() > 10);
     }
@@ -573,17 +636,15 @@ mod tests {
     fn the_tree_is_kept_across_moves_and_dropped_for_another_game() {
         let mut game = Game::new(9, Rules::chinese(7.0));
         let mut mcts = player(3000, 1);
-        let limits = Limits::default();
-        let Answer::Move(first) = mcts.genmove(&game, Color::Black, &limits) else {
-            panic!("resigned on an empty board");
-        };
+        let limits = Budget::default();
+        let first = mcts.choose(&game, Color::Black, &limits).mv;
         game.play(Color::Black, first).unwrap();
         // White answers with the reply the search explored most.
         let reply = mcts
             .tree
-            .child_with(ROOT, search::node_move(first))
+            .child_with(ROOT, uct::node_move(first))
             .and_then(|n| mcts.tree.children(n).max_by_key(|&c| mcts.tree.visits(c)))
-            .map(|c| search::point_of(mcts.tree.mv(c)).map_or(Move::Pass, Move::Play))
+            .map(|c| uct::point_of(mcts.tree.mv(c)).map_or(Move::Pass, Move::Play))
             .expect("the played move was expanded");
         game.play(Color::White, reply).unwrap();
         let expected = mcts.find_new_root(&game, Color::Black).expect("kept");
@@ -597,59 +658,6 @@ mod tests {
             .set_handicap(&[Point::parse("C3", 9).unwrap()])
             .unwrap();
         assert!(mcts.find_new_root(&other, Color::Black).is_none());
-    }
-
-    /// Black's answers in a two-stone 9x9 game (komi `komi`) to five White moves, by a
-    /// player whose dynamic komi is `handicap_komi` a stone; stops at a resignation.
-    fn black_answers_with_two_stones(komi: f64, handicap_komi: f32) -> Vec<Answer> {
-        let mut game = Game::new(9, Rules::chinese(komi));
-        game.set_handicap(&crate::game::fixed_handicap_points(9, 2).unwrap())
-            .unwrap();
-        let mut mcts = MctsPlayer::new(MctsSettings {
-            playouts: Some(MIN_PLAYOUTS_TO_RESIGN),
-            threads: 1,
-            seed: Some(3),
-            resign_threshold: 0.3,
-            handicap_komi,
-            early_stop: false,
-            ..MctsSettings::default()
-        });
-        let limits = Limits {
-            may_resign: true,
-            ..Limits::default()
-        };
-        let mut answers = Vec::new();
-        for _ in 0..5 {
-            // White takes the first free point of the centre column.
-            let free = ["E5", "E6", "E4", "E7", "E3", "E8", "E2"]
-                .into_iter()
-                .map(|v| Move::Play(Point::parse(v, 9).unwrap()))
-                .find(|&mv| game.legality(Color::White, mv).is_ok())
-                .expect("a free point");
-            game.play(Color::White, free).unwrap();
-            let answer = mcts.genmove(&game, Color::Black, &limits);
-            answers.push(answer);
-            match answer {
-                Answer::Move(mv) => game.play(Color::Black, mv).unwrap(),
-                Answer::Resign => break,
-            }
-        }
-        answers
-    }
-
-    #[test]
-    fn dynamic_komi_never_makes_black_resign() {
-        // 100 points a stone make every playout a loss for Black, yet it plays on.
-        assert!(
-            black_answers_with_two_stones(0.5, 100.0)
-                .iter()
-                .all(|a| *a != Answer::Resign)
-        );
-        // The same search with that deficit in the real komi resigns: the test can fail.
-        assert_eq!(
-            black_answers_with_two_stones(200.0, 0.0).last(),
-            Some(&Answer::Resign)
-        );
     }
 
     /// Black's area is the left 36 points, White's the right 44; E5 is the last dame, and
@@ -672,8 +680,8 @@ mod tests {
         let game = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         assert!(!is_settled(game.board()));
         let mut mcts = player(2000, 1);
-        let answer = mcts.genmove(&game, Color::Black, &Limits::default());
-        assert_ne!(answer, Answer::Move(Move::Pass));
+        let answer = mcts.choose(&game, Color::Black, &Budget::default()).mv;
+        assert_ne!(answer, Move::Pass);
         let mut settled = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         settled
             .play(Color::Black, Move::Play(Point::parse("E5", 9).unwrap()))
@@ -689,53 +697,50 @@ mod tests {
         let mut ahead = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         ahead.play(Color::Black, Move::Pass).unwrap();
         assert_eq!(
-            mcts.genmove(&ahead, Color::White, &Limits::default()),
-            Answer::Move(Move::Pass)
+            mcts.choose(&ahead, Color::White, &Budget::default()).mv,
+            Move::Pass
         );
         // At komi -20.5 the same pass would lose by 12.5: White plays on.
         let mut behind = Game::from_rows(&ONE_DAME, Rules::chinese(-20.5));
         behind.play(Color::Black, Move::Pass).unwrap();
         assert_ne!(
-            mcts.genmove(&behind, Color::White, &Limits::default()),
-            Answer::Move(Move::Pass)
+            mcts.choose(&behind, Color::White, &Budget::default()).mv,
+            Move::Pass
         );
         // And with the lead but no pass before it, White does not end the game either.
         let unpassed = Game::from_rows(&ONE_DAME, Rules::chinese(0.5));
         assert_ne!(
-            mcts.genmove(&unpassed, Color::White, &Limits::default()),
-            Answer::Move(Move::Pass)
+            mcts.choose(&unpassed, Color::White, &Budget::default()).mv,
+            Move::Pass
         );
         // Nor in the opening: on an empty board komi wins it for White, yet it plays on.
         let mut opening = Game::new(9, Rules::chinese(7.0));
         opening.play(Color::Black, Move::Pass).unwrap();
         assert_ne!(
-            mcts.genmove(&opening, Color::White, &Limits::default()),
-            Answer::Move(Move::Pass)
+            mcts.choose(&opening, Color::White, &Budget::default()).mv,
+            Move::Pass
         );
         // Nor when the clock leaves too little time to ask the scorer.
-        let hurried = Limits {
+        let hurried = Budget {
             deadline: Some(Instant::now() + Duration::from_millis(50)),
-            ..Limits::default()
+            ..Budget::default()
         };
-        assert_ne!(
-            mcts.genmove(&ahead, Color::White, &hurried),
-            Answer::Move(Move::Pass)
-        );
+        assert_ne!(mcts.choose(&ahead, Color::White, &hurried).mv, Move::Pass);
     }
 
     #[test]
     fn stops_at_the_deadline() {
         let game = Game::new(9, Rules::chinese(7.0));
-        let mut mcts = MctsPlayer::new(MctsSettings {
+        let mut mcts = Search::new(SearchSettings {
             threads: 2,
-            ..MctsSettings::default()
+            ..SearchSettings::default()
         });
-        let limits = Limits {
+        let limits = Budget {
             deadline: Some(Instant::now() + std::time::Duration::from_millis(200)),
-            ..Limits::default()
+            ..Budget::default()
         };
-        let answer = mcts.genmove(&game, Color::Black, &limits);
-        assert!(matches!(answer, Answer::Move(Move::Play(_))));
+        let answer = mcts.choose(&game, Color::Black, &limits).mv;
+        assert!(matches!(answer, Move::Play(_)));
         // A loose bound against a hang, not a speed figure.
         assert!(Instant::now() < limits.deadline.unwrap() + std::time::Duration::from_secs(5));
     }

@@ -1,15 +1,36 @@
 use super::*;
 use crate::gtp::protocol::{self, format_response};
+use crate::player::WithAnalyst;
+use crate::player::mcts::MctsPlayer;
 use crate::player::random::RandomPlayer;
+use crate::search::SearchSettings;
 use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
 
 fn engine() -> Engine {
-    Engine::new(Box::new(RandomPlayer::new(Some(1))))
+    Engine::new(Box::new(WithAnalyst::new(
+        Box::new(RandomPlayer::new(Some(1))),
+        Box::new(|| Box::new(MctsPlayer::new(SearchSettings::default()))),
+    )))
 }
 
+/// Runs `line` as one answer: a streaming command gives its first line, a genmove-analyze
+/// its lines.
 fn run(e: &mut Engine, line: &str) -> Result<String, GtpError> {
     let clean = protocol::preprocess(line).expect("a command");
-    e.execute(&protocol::parse(&clean))
+    execute(e, &clean)
+}
+
+fn execute(e: &mut Engine, line: &str) -> Result<String, GtpError> {
+    let mut streamed = String::new();
+    let mut sink = Sink::collect(&mut streamed);
+    let stop = Arc::new(AtomicBool::new(false));
+    let result = e.execute(&protocol::parse(line), Instant::now(), stop, &mut sink);
+    let opened = sink.is_open();
+    match result {
+        Ok(_) if opened => Ok(streamed.trim_end().to_string()),
+        result => result,
+    }
 }
 
 fn ok(e: &mut Engine, line: &str) -> String {
@@ -262,14 +283,14 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
     #[test]
     fn arbitrary_commands_never_panic(
-        name in prop::sample::select(COMMANDS.iter().map(|(n, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),
+        name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),
         args in prop::collection::vec("[a-zA-Z0-9.+-]{0,6}", 0..4),
     ) {
         let mut e = engine();
         ok(&mut e, "boardsize 5");
         let line = format!("{name} {}", args.join(" "));
         if let Some(clean) = protocol::preprocess(&line) {
-            let result = e.execute(&protocol::parse(&clean));
+            let result = execute(&mut e, &clean);
             let text = format_response(None, &result);
             prop_assert!(text.ends_with("\n\n"));
         }

@@ -10,8 +10,8 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use crate::board::{Board, Color, MAX_CELLS, Point};
-use crate::player::Limits;
 
+use super::Budget;
 use super::ladder::Scratch;
 use super::last_good_reply::ReplyTable;
 use super::policy;
@@ -86,8 +86,8 @@ pub struct Problem<'a> {
     pub root_children: &'a [NewChild],
     /// Playouts to run for this move at most.
     pub max_playouts: u64,
-    /// The clock's deadline and the stop flag.
-    pub limits: &'a Limits,
+    /// The deadline and the stop flag (the playouts are in `max_playouts`).
+    pub budget: &'a Budget,
     /// Seeds the threads' random generators.
     pub seed: u64,
     /// Stop once the most visited root move can no longer be overtaken (a genmove); an
@@ -144,22 +144,15 @@ impl Context<'_> {
     /// end of an analysis) is looked at every time, so a stop takes one playout to be seen;
     /// the clock only every [`CHECK_EVERY`] playouts.
     fn claim(&self) -> bool {
-        let stopped_outside = || {
-            self.problem
-                .limits
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(Ordering::Relaxed))
-        };
         !self.stop.load(Ordering::Relaxed)
-            && !stopped_outside()
+            && !self.problem.budget.stopped()
             && self.claimed.fetch_add(1, Ordering::Relaxed) < self.problem.max_playouts
     }
 
     /// Sets the stop flag when time is up or when the most visited root move can no longer be
     /// overtaken in the playouts that are left.
     fn check(&self) {
-        if self.problem.limits.expired() {
+        if self.problem.budget.expired() {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
@@ -168,7 +161,7 @@ impl Context<'_> {
         }
         let done = self.claimed.load(Ordering::Relaxed);
         let mut left = self.problem.max_playouts.saturating_sub(done);
-        if let Some(deadline) = self.problem.limits.deadline {
+        if let Some(deadline) = self.problem.budget.deadline {
             let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
             let time_left = deadline
                 .saturating_duration_since(Instant::now())

@@ -1,0 +1,130 @@
+//! The `mcts` level: tengen's own search ([`crate::search`]) as a player, which resigns
+//! only after several searches in a row found the game lost.
+
+use log::info;
+
+use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
+use crate::board::Color;
+use crate::game::Game;
+use crate::search::{Search, SearchSettings};
+
+/// Searches in a row that must find the game lost before the player resigns.
+const RESIGN_AFTER: u32 = 3;
+
+/// The MCTS player.
+pub struct MctsPlayer {
+    search: Search,
+    /// Searches in a row that found the game lost.
+    losing_streak: u32,
+}
+
+impl MctsPlayer {
+    /// A player searching with `settings`.
+    pub fn new(settings: SearchSettings) -> MctsPlayer {
+        MctsPlayer {
+            search: Search::new(settings),
+            losing_streak: 0,
+        }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        let choice = self.search.choose(game, color, budget);
+        match choice.losing {
+            Some(true) => self.losing_streak += 1,
+            Some(false) => self.losing_streak = 0,
+            None => {}
+        }
+        if choice.searched && progress.listening() {
+            progress.update(Update::Report(&self.search.root_report()));
+        }
+        if budget.may_resign && self.losing_streak >= RESIGN_AFTER {
+            info!("mcts: resigns after {RESIGN_AFTER} searches that found the game lost");
+            return Ok(Answer::Resign);
+        }
+        Ok(Answer::Move(choice.mv))
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        self.search.analyze(game, request, |report| {
+            progress.update(Update::Report(report))
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::board::{Move, Point};
+    use crate::game::Rules;
+    use crate::player::Silent;
+    use crate::search::MIN_PLAYOUTS_TO_RESIGN;
+
+    /// Black's answers in a two-stone 9x9 game (komi `komi`) to five White moves, by a
+    /// player whose dynamic komi is `handicap_komi` a stone; stops at a resignation.
+    fn black_answers_with_two_stones(komi: f64, handicap_komi: f32) -> Vec<Answer> {
+        let mut game = Game::new(9, Rules::chinese(komi));
+        game.set_handicap(&crate::game::fixed_handicap_points(9, 2).unwrap())
+            .unwrap();
+        let mut mcts = MctsPlayer::new(SearchSettings {
+            playouts: Some(MIN_PLAYOUTS_TO_RESIGN),
+            threads: 1,
+            seed: Some(3),
+            resign_threshold: 0.3,
+            handicap_komi,
+            early_stop: false,
+            ..SearchSettings::default()
+        });
+        let budget = Budget {
+            may_resign: true,
+            ..Budget::default()
+        };
+        let mut answers = Vec::new();
+        for _ in 0..5 {
+            // White takes the first free point of the centre column.
+            let free = ["E5", "E6", "E4", "E7", "E3", "E8", "E2"]
+                .into_iter()
+                .map(|v| Move::Play(Point::parse(v, 9).unwrap()))
+                .find(|&mv| game.legality(Color::White, mv).is_ok())
+                .expect("a free point");
+            game.play(Color::White, free).unwrap();
+            let answer = mcts
+                .genmove(&game, Color::Black, &budget, &mut Silent)
+                .unwrap();
+            answers.push(answer);
+            match answer {
+                Answer::Move(mv) => game.play(Color::Black, mv).unwrap(),
+                Answer::Resign => break,
+            }
+        }
+        answers
+    }
+
+    #[test]
+    fn dynamic_komi_never_makes_black_resign() {
+        // 100 points a stone make every playout a loss for Black, yet it plays on.
+        assert!(
+            black_answers_with_two_stones(0.5, 100.0)
+                .iter()
+                .all(|a| *a != Answer::Resign)
+        );
+        // The same search with that deficit in the real komi resigns: the test can fail.
+        assert_eq!(
+            black_answers_with_two_stones(200.0, 0.0).last(),
+            Some(&Answer::Resign)
+        );
+    }
+}
