@@ -58,9 +58,8 @@ impl Default for Params {
 /// Visits before a node is expanded on boards larger than 9x9, where an expansion adds up to
 /// 362 children.
 const LARGE_BOARD_EXPAND_AFTER: u32 = 8;
-/// Visits before a node is expanded on 9x9 and smaller boards. With the playouts' two-liberty
-/// and nakade answers, 4 instead of 8 scored higher against GNU Go 10 at 5,000 playouts (see
-/// the README's Strength section); 19x19 keeps the 8 its strength was measured with.
+/// Visits before a node is expanded on 9x9 and smaller boards, where a small tree is cheap
+/// to grow deeper (measured in docs/LOG.md).
 const SMALL_BOARD_EXPAND_AFTER: u32 = 4;
 
 /// The default `expand_after` for a board of `size`.
