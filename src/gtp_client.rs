@@ -7,6 +7,7 @@
 //! being taken for the answer to the next command. Lines on stdout outside a response are logged
 //! and skipped.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -308,6 +309,46 @@ impl Client {
         self.stdin = None;
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// How long a program may take to start and answer its handshake (a net-based engine such as
+/// KataGo loads its weights first).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What a program said about itself in the handshake.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Greeting {
+    /// `name version` as it gave them.
+    pub describe: String,
+    /// The commands it lists (empty when it has no `list_commands`).
+    pub commands: HashSet<String>,
+}
+
+impl Client {
+    /// The handshake: `protocol_version`, `name`, `version`, `list_commands`, each within
+    /// [`HANDSHAKE_TIMEOUT`]. Only `name` must be answered (some engines speak an older GTP).
+    pub fn greet(&mut self) -> Result<Greeting, ClientError> {
+        let timeout = Some(HANDSHAKE_TIMEOUT);
+        let optional = |answer: Result<String, ClientError>| match answer {
+            Ok(text) => Ok(text),
+            Err(ClientError::Refused(_)) => Ok(String::new()),
+            Err(e) => Err(e),
+        };
+        optional(self.send("protocol_version", timeout))?;
+        let name = self.send("name", timeout)?;
+        let version = optional(self.send("version", timeout))?;
+        let commands = optional(self.send("list_commands", timeout))?
+            .lines()
+            .map(|line| line.trim().to_string())
+            .filter(|line| !line.is_empty())
+            .collect();
+        Ok(Greeting {
+            describe: format!("{} {}", name.trim(), version.trim())
+                .trim()
+                .to_string(),
+            commands,
+        })
     }
 }
 

@@ -1,29 +1,23 @@
 //! One engine of a match: its command line, its running process (started again after a crash)
 //! and the name it gave.
 
-use std::time::Duration;
-
 use log::{info, warn};
 
 use crate::gtp_client::{Client, ClientError};
 
-/// How long an engine may take to start and answer its handshake (a net-based engine loads its
-/// weights first).
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
-
 /// An engine as a match uses it.
-pub struct Engine {
+pub struct Contestant {
     command: String,
     role: &'static str,
     client: Option<Client>,
     name: String,
 }
 
-impl Engine {
+impl Contestant {
     /// Starts `command` and asks its name and version; `role` (`--black`, ...) labels its log.
-    pub fn start(command: &str, role: &'static str) -> Result<Engine, ClientError> {
+    pub fn start(command: &str, role: &'static str) -> Result<Contestant, ClientError> {
         let (client, name) = launch(command, role)?;
-        Ok(Engine {
+        Ok(Contestant {
             command: command.to_string(),
             role,
             client: Some(client),
@@ -50,7 +44,7 @@ impl Engine {
         })
     }
 
-    /// Kills the process; the next [`Engine::client`] starts a fresh one.
+    /// Kills the process; the next [`Contestant::client`] starts a fresh one.
     pub fn stop(&mut self) {
         if let Some(mut client) = self.client.take() {
             client.kill();
@@ -69,17 +63,7 @@ impl Engine {
 fn launch(command: &str, role: &'static str) -> Result<(Client, String), ClientError> {
     let label = role.trim_start_matches('-');
     let mut client = Client::spawn(command, label)?;
-    let timeout = Some(HANDSHAKE_TIMEOUT);
-    // Some engines speak an older GTP: only `name` is required to answer.
-    match client.send("protocol_version", timeout) {
-        Ok(_) | Err(ClientError::Refused(_)) => {}
-        Err(e) => return Err(e),
-    }
-    let name = client.send("name", timeout)?;
-    let version = client.send("version", timeout).unwrap_or_default();
-    let name = format!("{} {}", name.trim(), version.trim())
-        .trim()
-        .to_string();
+    let name = client.greet()?.describe;
     info!("{role} engine: {name} ({command})");
     Ok((client, name))
 }

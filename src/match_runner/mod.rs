@@ -27,7 +27,7 @@ use crate::board::{Color, Move, Point};
 use crate::game::{Rules, fixed_handicap_points, max_fixed_handicap};
 use crate::gtp_client::ClientError;
 use crate::sgf::{self, RecordInfo};
-use engine::Engine;
+use engine::Contestant;
 use play::{Ending, Fault, GameSetup, PlayedGame, play_game};
 pub use report::{GameRecord, MatchReport};
 use stats::{Sprt, Verdict};
@@ -204,15 +204,15 @@ fn progress_bar(options: &MatchOptions) -> ProgressBar {
 
 /// One worker's processes: engines A and B, and the referee if any.
 struct Crew {
-    engines: [Engine; 2],
-    referee: Option<Engine>,
+    engines: [Contestant; 2],
+    referee: Option<Contestant>,
 }
 
 impl Crew {
     /// Starts and greets every process of a worker.
     fn start(options: &MatchOptions) -> Result<Crew, MatchError> {
         let start = |role: &'static str, command: &str| {
-            Engine::start(command, role).map_err(|error| MatchError::Engine { role, error })
+            Contestant::start(command, role).map_err(|error| MatchError::Engine { role, error })
         };
         let referee = match &options.referee {
             Some(command) => Some(start("--referee", command)?),

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use log::{debug, warn};
 use serde::Serialize;
 
-use super::time_control::{Clock, TimeControl};
+use super::time_control::{MatchClock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
 use crate::gtp_client::{Client, ClientError};
@@ -136,7 +136,7 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
             }
         }
     }
-    let mut clocks = setup.time.map(|t| [Clock::new(t), Clock::new(t)]);
+    let mut clocks = setup.time.map(|t| [MatchClock::new(t), MatchClock::new(t)]);
     loop {
         if played.game.trailing_passes() >= 2 {
             played.ending = Ending::Passes;
@@ -247,7 +247,7 @@ fn generate(
     engine: &mut Client,
     c: Color,
     size: usize,
-    clock: Option<&mut Clock>,
+    clock: Option<&mut MatchClock>,
     setup: &GameSetup,
 ) -> Result<(Answer, Duration), Fault> {
     let timeout = match &clock {

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use log::warn;
 
-use super::engine::Engine;
+use super::engine::Contestant;
 use super::play::PlayedGame;
 use crate::board::{Color, Point};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
@@ -18,9 +18,9 @@ const SCORE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The result (`B+3.5`, `W+1`, `0`) and how it was decided.
 pub fn decide(
     played: &PlayedGame,
-    referee: Option<&mut Engine>,
-    black: &mut Engine,
-    white: &mut Engine,
+    referee: Option<&mut Contestant>,
+    black: &mut Contestant,
+    white: &mut Contestant,
 ) -> (String, String) {
     if let Some(referee) = referee {
         match referee_score(played, referee) {
@@ -53,7 +53,7 @@ pub fn decide(
 }
 
 /// The referee's verdict: it is given the whole game, then asked `final_score`.
-fn referee_score(played: &PlayedGame, referee: &mut Engine) -> Result<String, String> {
+fn referee_score(played: &PlayedGame, referee: &mut Contestant) -> Result<String, String> {
     let client = referee.client().map_err(|e| e.to_string())?;
     let game = &played.game;
     let size = game.size();
@@ -95,7 +95,7 @@ fn send(client: &mut Client, command: &str) -> Result<String, ClientError> {
 }
 
 /// What an engine's `final_score` says, normalised; `None` when it cannot say.
-fn engine_score(engine: &mut Engine) -> Option<String> {
+fn engine_score(engine: &mut Contestant) -> Option<String> {
     let client = engine.client().ok()?;
     match send(client, "final_score") {
         Ok(answer) => normalize(&answer),

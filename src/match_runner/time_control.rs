@@ -61,7 +61,7 @@ impl TimeControl {
 
 /// One engine's clock in one game.
 #[derive(Copy, Clone, Debug)]
-pub struct Clock {
+pub struct MatchClock {
     control: TimeControl,
     /// Main time left, seconds.
     main_left: f64,
@@ -71,10 +71,10 @@ pub struct Clock {
     stones_left: u32,
 }
 
-impl Clock {
+impl MatchClock {
     /// A fresh clock.
-    pub fn new(control: TimeControl) -> Clock {
-        Clock {
+    pub fn new(control: TimeControl) -> MatchClock {
+        MatchClock {
             control,
             main_left: control.main,
             period_left: control.period,
@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn main_time_runs_into_byo_yomi_periods() {
-        let mut clock = Clock::new(TimeControl::parse("10+5/2").unwrap());
+        let mut clock = MatchClock::new(TimeControl::parse("10+5/2").unwrap());
         assert!(clock.spend(Duration::from_secs(8)));
         assert_eq!(clock.time_left(), (2, 0));
         assert_eq!(clock.available(), Duration::from_secs(7));
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn sudden_death_ends_with_main_time() {
-        let mut clock = Clock::new(TimeControl::parse("5").unwrap());
+        let mut clock = MatchClock::new(TimeControl::parse("5").unwrap());
         assert!(clock.spend(Duration::from_secs(5)));
         assert!(!clock.spend(Duration::from_millis(1)));
     }

@@ -27,13 +27,10 @@ use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Upda
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Clock;
 use crate::game::{Game, KoRule, Rules, Scoring};
-use crate::gtp_client::{Client, ClientError};
+use crate::gtp_client::{Client, ClientError, Greeting};
 
 /// Restarts of a hung or crashed child allowed in one game.
 pub const MAX_RESTARTS: u32 = 3;
-
-/// How long a child may take to start and answer its handshake (KataGo loads a net first).
-const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How long a child may take to end an analysis stream once asked.
 const STREAM_END_GRACE: Duration = Duration::from_secs(5);
@@ -369,28 +366,13 @@ fn start_in_background(command: Vec<String>, name: String) -> Receiver<Result<Ch
     rx
 }
 
-/// Spawns the child and runs the handshake: `protocol_version`, `name`, `version`,
-/// `list_commands`.
+/// Spawns the child and greets it.
 fn start(command: &[String], name: &str) -> Result<Child, ClientError> {
     let mut client = Client::spawn_argv(command, name)?;
-    let timeout = Some(HANDSHAKE_TIMEOUT);
-    let optional = |answer: Result<String, ClientError>| match answer {
-        Ok(text) => Ok(text),
-        Err(ClientError::Refused(_)) => Ok(String::new()),
-        Err(e) => Err(e),
-    };
-    optional(client.send("protocol_version", timeout))?;
-    let engine_name = client.send("name", timeout)?;
-    let version = optional(client.send("version", timeout))?;
-    let commands = optional(client.send("list_commands", timeout))?
-        .lines()
-        .map(|line| line.trim().to_string())
-        .collect();
+    let Greeting { describe, commands } = client.greet()?;
     Ok(Child {
         client,
-        describe: format!("{} {}", engine_name.trim(), version.trim())
-            .trim()
-            .to_string(),
+        describe,
         commands,
         mirror: None,
         rules_sent: None,

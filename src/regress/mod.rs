@@ -95,8 +95,9 @@ impl Totals {
     }
 
     fn of(run: &Run<'_>) -> Totals {
-        let count =
-            |f: &dyn Fn(&runner::Outcome<'_>) -> bool| run.outcomes.iter().filter(|o| f(o)).count();
+        let count = |f: &dyn Fn(&runner::TestOutcome<'_>) -> bool| {
+            run.outcomes.iter().filter(|o| f(o)).count()
+        };
         let failed = count(&|o| o.failed);
         Totals {
             tests: run.outcomes.len(),

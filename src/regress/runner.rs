@@ -8,7 +8,7 @@ use super::script::{Script, Step, Test};
 
 /// What one test got.
 #[derive(Debug)]
-pub struct Outcome<'a> {
+pub struct TestOutcome<'a> {
     /// The test.
     pub test: &'a Test,
     /// The response: `Ok` for `=`, `Err` with a description otherwise.
@@ -17,7 +17,7 @@ pub struct Outcome<'a> {
     pub failed: bool,
 }
 
-impl Outcome<'_> {
+impl TestOutcome<'_> {
     /// A failure not marked with `*`.
     pub fn unexpected_failure(&self) -> bool {
         self.failed && !self.test.expectation.expected_fail
@@ -33,7 +33,7 @@ impl Outcome<'_> {
 #[derive(Debug, Default)]
 pub struct Run<'a> {
     /// One outcome per test, in script order.
-    pub outcomes: Vec<Outcome<'a>>,
+    pub outcomes: Vec<TestOutcome<'a>>,
     /// Setup commands that were refused or got no answer, as (line, message).
     pub errors: Vec<(usize, String)>,
     /// Set when the engine exited before the end: the line of the command it died on.
@@ -73,7 +73,7 @@ pub fn run<'a>(script: &'a Script, engine: &mut Client, timeout: Duration) -> Ru
             }
             Step::Test(test) => {
                 let failed = !test.expectation.passes(&response);
-                run.outcomes.push(Outcome {
+                run.outcomes.push(TestOutcome {
                     test,
                     response,
                     failed,
