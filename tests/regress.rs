@@ -155,10 +155,9 @@ fn a_missing_engine_or_script_is_one_line_and_exit_2() {
 }
 
 #[test]
+#[cfg_attr(not(gnugo_tests), ignore = "GNU Go not found: install gnugo")]
 fn gnugo_can_be_the_engine() {
-    let Some(gnugo) = common::gnugo() else {
-        return;
-    };
+    let gnugo = common::gnugo();
     let dir = scratch(
         "gnugo",
         &[("a.tst", "1 name\n#? [GNU Go]\n2 play b Z99\n#? []*\n")],
