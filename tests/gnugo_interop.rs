@@ -110,7 +110,8 @@ fn play_game(
 #[cfg_attr(not(gnugo_tests), ignore = "GNU Go not found: install gnugo")]
 fn games_against_gnu_go_are_legal_and_scored_alike() {
     let gnugo = common::gnugo();
-    let dir = std::env::temp_dir().join(format!("tengen-interop-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tengen-interop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let config = dir.join("engines.toml");
     std::fs::write(
