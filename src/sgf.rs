@@ -931,23 +931,20 @@ mod tests {
         ));
     }
 
-    /// The shared KataGo self-play records (skipped where they are not present): a few dozen of
-    /// each size load in full with as many moves as the file holds.
+    /// KataGo self-play records copied into tests/data/sgf (from the project's shared set):
+    /// each loads in full with as many moves as the file holds.
     #[test]
-    fn shared_katago_records_load() {
-        let shared = Path::new("/work/shared/games");
-        for (dir, size) in [("katago-g170-v16-9x9", 9), ("katago-g170-v16-19x19", 19)] {
-            let Ok(entries) = std::fs::read_dir(shared.join(dir)) else {
-                eprintln!("skipping {dir}: not present");
-                continue;
-            };
-            let mut paths: Vec<PathBuf> = entries.filter_map(|e| Some(e.ok()?.path())).collect();
+    fn katago_records_load() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sgf");
+        for (prefix, size) in [("katago-9x9-", 9), ("katago-19x19-", 19)] {
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(&data)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix))
+                .collect();
             paths.sort();
-            for path in paths
-                .iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "sgf"))
-                .take(40)
-            {
+            assert!(paths.len() >= 2, "{prefix} records in {}", data.display());
+            for path in &paths {
                 let text = std::fs::read_to_string(path).unwrap();
                 let game = load_file(path, None, Rules::default())
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -136,8 +136,9 @@ fn a_slow_child_takes_over_once_it_has_started() {
 }
 
 #[test]
+#[cfg_attr(not(gnugo_tests), ignore = "GNU Go not found: install gnugo")]
 fn gnu_go_plays_through_tengen_with_undo_handicap_and_a_new_line() {
-    let Some(gnugo) = common::gnugo() else { return };
+    let gnugo = common::gnugo();
     let config = config("external-gnugo", Some(&gnugo));
     let mut engine = tengen(&config, "gnugo");
     let game = play_on(&mut engine, 12);

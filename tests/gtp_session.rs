@@ -3,6 +3,7 @@
 mod common;
 
 use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{Gtp, tengen_path};
@@ -97,8 +98,11 @@ fn a_whole_game_to_two_passes() {
 }
 
 fn run_with_config(toml: &str, extra: &[&str]) -> (Option<i32>, String, String) {
-    let dir =
-        std::env::temp_dir().join(format!("tengen-cfg-{}-{}", std::process::id(), toml.len()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "tengen-cfg-{}-{}",
+        std::process::id(),
+        toml.len()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("engines.toml");
     std::fs::write(&path, toml).unwrap();
@@ -131,8 +135,10 @@ fn bad_configs_exit_2_with_one_line_naming_file_and_key() {
     let (code, _, stderr) = run_with_config("default_level = 3\n", &[]);
     assert_eq!(code, Some(2));
     assert!(stderr.contains("default_level"), "{stderr}");
+    let nowhere = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such-engines.toml");
     let missing = Command::new(tengen_path())
-        .args(["--config", "/nonexistent/engines.toml"])
+        .arg("--config")
+        .arg(&nowhere)
         .stdin(Stdio::null())
         .output()
         .unwrap();

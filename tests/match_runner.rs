@@ -289,8 +289,9 @@ fn handicap_games_start_from_the_fixed_stones_with_white_to_move() {
 }
 
 #[test]
+#[cfg_attr(not(gnugo_tests), ignore = "GNU Go not found: install gnugo")]
 fn a_match_against_gnu_go_is_refereed_and_recorded() {
-    let Some(gnugo) = common::gnugo() else { return };
+    let gnugo = common::gnugo();
     let gnugo = gnugo.display().to_string();
     let dir = scratch_dir("match-gnugo");
     let report = json_match(&[

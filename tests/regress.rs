@@ -3,12 +3,13 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A fresh directory under the system's temp dir holding `files` (name, text).
+/// A fresh directory under target/tmp holding `files` (name, text).
 fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tengen-regress-{}-{name}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tengen-regress-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (file, text) in files {
@@ -155,10 +156,9 @@ fn a_missing_engine_or_script_is_one_line_and_exit_2() {
 }
 
 #[test]
+#[cfg_attr(not(gnugo_tests), ignore = "GNU Go not found: install gnugo")]
 fn gnugo_can_be_the_engine() {
-    let Some(gnugo) = common::gnugo() else {
-        return;
-    };
+    let gnugo = common::gnugo();
     let dir = scratch(
         "gnugo",
         &[("a.tst", "1 name\n#? [GNU Go]\n2 play b Z99\n#? []*\n")],

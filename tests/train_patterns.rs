@@ -2,14 +2,15 @@
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tengen::patterns::{Group, PatternTable};
 
-/// A fresh directory under the system temp dir, named for the test.
+/// A fresh directory under target/tmp, named for the test.
 fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("tengen-{name}-{}", std::process::id()));
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tengen-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a writable temp dir");
     dir
@@ -80,17 +81,19 @@ fn training_writes_a_table_and_reports_held_out_rates() {
 
 #[test]
 fn a_missing_record_path_is_one_line_and_exit_code_2() {
+    let dir = temp_dir("missing-records");
+    let records = dir.join("no-such-records");
     let out = Command::new(common::tengen_path())
-        .args([
-            "train-patterns",
-            "/nonexistent/records",
-            "-o",
-            "/tmp/unused.txt",
-        ])
+        .arg("train-patterns")
+        .arg(&records)
+        .arg("-o")
+        .arg(dir.join("unused.txt"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("/nonexistent/records"), "{stderr}");
+    assert!(stderr.contains("no-such-records"), "{stderr}");
+    assert!(!dir.join("unused.txt").exists());
+    std::fs::remove_dir_all(dir).unwrap();
 }

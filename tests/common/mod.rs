@@ -129,22 +129,20 @@ pub fn tengen_path() -> &'static str {
     env!("CARGO_BIN_EXE_tengen")
 }
 
-/// GNU Go's path, if installed (Debian puts it in /usr/games, off PATH).
-/// Fails the test when it is missing and TENGEN_REQUIRE_EXTERNAL=1.
-pub fn gnugo() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .unwrap_or_default()
-        .into_iter()
-        .chain([PathBuf::from("/usr/games")])
-        .map(|dir| dir.join("gnugo"))
-        .find(|p| p.is_file());
-    if found.is_none() {
-        assert!(
-            std::env::var("TENGEN_REQUIRE_EXTERNAL").as_deref() != Ok("1"),
-            "GNU Go is required (TENGEN_REQUIRE_EXTERNAL=1) but not installed"
-        );
-        eprintln!("GNU Go not found: skipping (install gnugo to run this test)");
+/// GNU Go's path, as build.rs found it. Tests that call this carry
+/// `#[cfg_attr(not(gnugo_tests), ignore = "...")]`, so they run only when GNU Go was found, or
+/// when TENGEN_REQUIRE_EXTERNAL=1 asks for it: then a missing GNU Go fails them here.
+pub fn gnugo() -> PathBuf {
+    match option_env!("TENGEN_TEST_GNUGO") {
+        Some(path) => {
+            let path = PathBuf::from(path);
+            assert!(
+                path.is_file(),
+                "{} (where build.rs found GNU Go) is gone: touch build.rs",
+                path.display()
+            );
+            path
+        }
+        None => panic!("GNU Go is required (TENGEN_REQUIRE_EXTERNAL=1) but not installed"),
     }
-    found
 }

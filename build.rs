@@ -1,0 +1,97 @@
+//! Tells the tests which external programs they can use, so that a test whose program is
+//! absent is reported `ignored, <reason>` by `cargo test` instead of passing without running.
+//!
+//! Each cfg below switches on one group of tests (they carry
+//! `#[cfg_attr(not(CFG), ignore = "...")]`):
+//!
+//! - `gnugo_tests`: GNU Go was found (on PATH or in /usr/games); its path reaches the tests as
+//!   the compile-time variable `TENGEN_TEST_GNUGO`. With `TENGEN_REQUIRE_EXTERNAL=1` (CI) the
+//!   cfg is set even without GNU Go, so that its tests run and fail.
+//! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
+//! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
+//!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
+//! - `sabaki_tests`: `TENGEN_CLIENT_TESTS=1` (needs node; npm downloads @sabaki/gtp).
+//!
+//! The script reruns when these variables or PATH change, and when the GNU Go it found changes
+//! or (where it found none) when /usr/games does. GNU Go installed elsewhere on an unchanged
+//! PATH is only seen after `touch build.rs`.
+
+use std::path::{Path, PathBuf};
+
+/// The cfgs this script may set.
+const CFGS: [&str; 4] = [
+    "gnugo_tests",
+    "katago_tests",
+    "katrain_tests",
+    "sabaki_tests",
+];
+
+fn main() {
+    println!("cargo::rerun-if-changed=build.rs");
+    for cfg in CFGS {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+    let env_is = |name: &str, value: &str| {
+        println!("cargo::rerun-if-env-changed={name}");
+        std::env::var(name).as_deref() == Ok(value)
+    };
+    let env_set = |name: &str| {
+        println!("cargo::rerun-if-env-changed={name}");
+        std::env::var_os(name).is_some_and(|v| !v.is_empty())
+    };
+
+    println!("cargo::rerun-if-env-changed=PATH");
+    match find_gnugo() {
+        Some(path) => {
+            println!("cargo::rerun-if-changed={}", path.display());
+            println!("cargo::rustc-env=TENGEN_TEST_GNUGO={}", path.display());
+            enable("gnugo_tests");
+        }
+        None => {
+            // Watched only here: with GNU Go present the variable changes nothing, and a
+            // change of a watched variable rebuilds the crate.
+            if Path::new("/usr/games").is_dir() {
+                println!("cargo::rerun-if-changed=/usr/games");
+            }
+            if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
+                enable("gnugo_tests");
+            }
+        }
+    }
+    if env_set("TENGEN_KATAGO") {
+        enable("katago_tests");
+    }
+    let client_tests = env_is("TENGEN_CLIENT_TESTS", "1");
+    if env_set("TENGEN_KATRAIN_DIR") || client_tests {
+        enable("katrain_tests");
+    }
+    if client_tests {
+        enable("sabaki_tests");
+    }
+}
+
+fn enable(cfg: &str) {
+    println!("cargo::rustc-cfg={cfg}");
+}
+
+/// `gnugo` on PATH, else in /usr/games (where Debian puts it, off most users' PATH).
+fn find_gnugo() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .chain([PathBuf::from("/usr/games")])
+        .map(|dir| dir.join("gnugo"))
+        .find(|p| is_executable(p))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.is_file()
+}
