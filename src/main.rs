@@ -43,7 +43,7 @@ enum Command {
     TrainPatterns(TrainArgs),
     /// Speak KataGo's JSON analysis protocol on stdin/stdout (for KaTrain).
     ///
-    /// Answered by tengen's own search. Takes KataGo's flags: -config FILE
+    /// Answered by a level's player (-level NAME, default mcts). Takes KataGo's flags: -config FILE
     /// (numAnalysisThreads, numSearchThreads, maxVisits, maxTime, reportAnalysisWinratesAs are
     /// read) and -override-config K=V,...; -model and other flags are accepted and ignored.
     Analysis(AnalysisArgs),
