@@ -8,7 +8,8 @@
 //! the strings with fewer than two vital regions left, then the regions touching a dropped
 //! string, until nothing changes. What is left is unconditionally alive.
 
-use crate::board::{Board, Cell, Color, MAX_CELLS, Point};
+use super::regions::{Region, Regions};
+use crate::board::{Board, Color, MAX_CELLS, Point};
 
 /// What Benson's algorithm proves for one colour.
 pub struct PassAlive {
@@ -22,29 +23,44 @@ pub struct PassAlive {
 impl PassAlive {
     /// Runs the algorithm for the strings of `c` on `board`.
     pub fn of(board: &Board, c: Color) -> PassAlive {
-        let strings = Strings::of(board, c);
-        let regions = Regions::of(board, c, &strings);
-        let mut string_alive = vec![true; strings.count];
-        let mut region_alive = vec![true; regions.points.len()];
+        let regions = Regions::bounded_by(board, |p| board.color_at(p) == Some(c));
+        // Per cell: whether the string headed there is still taken to be alive.
+        let mut string_alive = vec![false; MAX_CELLS];
+        let heads: Vec<Point> = board
+            .points()
+            .filter(|&p| board.color_at(p) == Some(c) && board.string_head(p) == p)
+            .collect();
+        for h in &heads {
+            string_alive[h.index()] = true;
+        }
+        let vital_to: Vec<Vec<Point>> = regions
+            .iter()
+            .map(|region| vital_strings(board, c, region))
+            .collect();
+        let mut region_alive = vec![true; vital_to.len()];
         loop {
             let mut changed = false;
-            for (s, alive) in string_alive.iter_mut().enumerate() {
-                if !*alive {
+            for h in &heads {
+                if !string_alive[h.index()] {
                     continue;
                 }
-                let vital = regions
-                    .vital_to
+                let vital = vital_to
                     .iter()
                     .zip(&region_alive)
-                    .filter(|(vital_to, live)| **live && vital_to.contains(&s))
+                    .filter(|(vital_to, live)| **live && vital_to.contains(h))
                     .count();
                 if vital < 2 {
-                    *alive = false;
+                    string_alive[h.index()] = false;
                     changed = true;
                 }
             }
-            for (r, live) in region_alive.iter_mut().enumerate() {
-                if *live && regions.borders[r].iter().any(|&s| !string_alive[s]) {
+            for (region, live) in regions.iter().zip(region_alive.iter_mut()) {
+                if *live
+                    && region
+                        .bordering_strings
+                        .iter()
+                        .any(|h| !string_alive[h.index()])
+                {
                     *live = false;
                     changed = true;
                 }
@@ -55,14 +71,14 @@ impl PassAlive {
         }
         let mut alive = vec![false; MAX_CELLS];
         for p in board.points() {
-            if let Some(s) = strings.index_of(p) {
-                alive[p.index()] = string_alive[s];
+            if board.color_at(p) == Some(c) {
+                alive[p.index()] = string_alive[board.string_head(p).index()];
             }
         }
         let mut enclosed = vec![false; MAX_CELLS];
-        for (r, points) in regions.points.iter().enumerate() {
-            if region_alive[r] && !regions.vital_to[r].is_empty() {
-                for p in points {
+        for ((region, live), vital_to) in regions.iter().zip(&region_alive).zip(&vital_to) {
+            if *live && !vital_to.is_empty() {
+                for p in &region.points {
                     enclosed[p.index()] = true;
                 }
             }
@@ -81,92 +97,23 @@ impl PassAlive {
     }
 }
 
-/// The strings of one colour, numbered from 0.
-struct Strings {
-    /// Per cell: the number of the string on it, `usize::MAX` for none.
-    index: Vec<usize>,
-    count: usize,
-}
-
-impl Strings {
-    fn of(board: &Board, c: Color) -> Strings {
-        let mut index = vec![usize::MAX; MAX_CELLS];
-        let mut count = 0;
-        for p in board.points() {
-            if board.color_at(p) == Some(c) && index[p.index()] == usize::MAX {
-                for s in board.string_stones(p) {
-                    index[s.index()] = count;
-                }
-                count += 1;
-            }
-        }
-        Strings { index, count }
-    }
-
-    fn index_of(&self, p: Point) -> Option<usize> {
-        let s = self.index[p.index()];
-        (s != usize::MAX).then_some(s)
-    }
-}
-
-/// The regions of the points not of one colour.
-struct Regions {
-    /// Each region's points.
-    points: Vec<Vec<Point>>,
-    /// Each region's bordering strings.
-    borders: Vec<Vec<usize>>,
-    /// The strings each region is vital to.
-    vital_to: Vec<Vec<usize>>,
-}
-
-impl Regions {
-    fn of(board: &Board, c: Color, strings: &Strings) -> Regions {
-        let mut seen = vec![false; MAX_CELLS];
-        let mut regions = Regions {
-            points: Vec::new(),
-            borders: Vec::new(),
-            vital_to: Vec::new(),
-        };
-        for start in board.points() {
-            if board.color_at(start) == Some(c) || seen[start.index()] {
-                continue;
-            }
-            let mut points = vec![start];
-            seen[start.index()] = true;
-            let mut borders = Vec::new();
-            let mut k = 0;
-            while k < points.len() {
-                for n in board.neighbors(points[k]) {
-                    if let Some(s) = strings.index_of(n) {
-                        if !borders.contains(&s) {
-                            borders.push(s);
-                        }
-                    } else if board.cell(n) != Cell::Border && !seen[n.index()] {
-                        seen[n.index()] = true;
-                        points.push(n);
-                    }
-                }
-                k += 1;
-            }
-            let vital_to = borders
-                .iter()
-                .copied()
-                .filter(|&s| {
-                    points.iter().all(|&p| {
-                        board.color_at(p).is_some()
-                            || board
-                                .neighbors(p)
-                                .iter()
-                                .any(|&n| strings.index_of(n) == Some(s))
-                    })
-                })
-                .collect();
-            regions.points.push(points);
-            regions.borders.push(borders);
-            regions.vital_to.push(vital_to);
-        }
-        regions
-    }
+/// The heads of the strings of `c` bordering `region` to which it is vital: every empty point
+/// of the region is a liberty of the string.
+fn vital_strings(board: &Board, c: Color, region: &Region) -> Vec<Point> {
+    region
+        .bordering_strings
+        .iter()
+        .copied()
+        .filter(|&h| {
+            region.points.iter().all(|&p| {
+                board.color_at(p).is_some()
+                    || board
+                        .neighbors(p)
+                        .iter()
+                        .any(|&n| board.color_at(n) == Some(c) && board.string_head(n) == h)
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

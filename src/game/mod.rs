@@ -4,6 +4,7 @@
 mod benson;
 pub mod clock;
 mod handicap;
+pub mod regions;
 pub mod score;
 
 pub use handicap::{

@@ -8,6 +8,7 @@ use rand::rngs::SmallRng;
 use rayon::prelude::*;
 
 use super::benson::PassAlive;
+use super::regions::Regions;
 use super::{Game, Scoring};
 use crate::board::playout::{Policy, area_owner, move_cap, play_out};
 use crate::board::{Board, Color, MAX_CELLS, Move, Point};
@@ -256,50 +257,24 @@ fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
     let mut area = [0i64; 2];
     let mut territory = [0i64; 2];
     let mut dead_taken = [0i64; 2];
-    let mut visited = vec![false; MAX_CELLS];
     for p in board.points() {
         if let Some(c) = alive(p) {
             area[c.index()] += 1;
+        }
+    }
+    // The regions of empty points and dead stones that living stones of one colour enclose.
+    for region in Regions::bounded_by(board, |p| alive(p).is_some()).iter() {
+        let Some(owner) = region.owner() else {
             continue;
-        }
-        if visited[p.index()] {
-            continue;
-        }
-        // Flood the region of empty points and dead stones; see which colours border it.
-        let mut region = vec![p];
-        visited[p.index()] = true;
-        let mut borders = [false; 2];
-        let mut k = 0;
-        while k < region.len() {
-            for n in board.neighbors(region[k]) {
-                if board.cell(n) == crate::board::Cell::Border {
-                    continue;
-                }
-                match alive(n) {
-                    Some(c) => borders[c.index()] = true,
-                    None if !visited[n.index()] => {
-                        visited[n.index()] = true;
-                        region.push(n);
-                    }
-                    None => {}
-                }
-            }
-            k += 1;
-        }
-        if let [true, false] | [false, true] = borders {
-            let owner = if borders[0] {
-                Color::Black
-            } else {
-                Color::White
-            };
-            area[owner.index()] += region.len() as i64;
-            territory[owner.index()] += region.len() as i64;
-            let dead = region
-                .iter()
-                .filter(|q| board.color_at(**q).is_some())
-                .count();
-            dead_taken[owner.index()] += dead as i64;
-        }
+        };
+        area[owner.index()] += region.size() as i64;
+        territory[owner.index()] += region.size() as i64;
+        let dead = region
+            .points
+            .iter()
+            .filter(|q| board.color_at(**q).is_some())
+            .count();
+        dead_taken[owner.index()] += dead as i64;
     }
     let lead = match game.rules().scoring {
         Scoring::Area => area[0] - area[1],

@@ -304,7 +304,7 @@ impl<'a> Tactics<'a> {
         let mut value = 0;
         for s in self.strings_of(self.to_move) {
             if self.board.in_atari(s) {
-                if ladder::escapes(self.board, s, self.p, self.to_move, scratch) {
+                if ladder::escapes(self.board, self.p, self.to_move, scratch) {
                     return ESCAPE;
                 }
                 value = ESCAPE_CAUGHT;

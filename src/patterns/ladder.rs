@@ -27,9 +27,9 @@ impl Scratch {
     }
 }
 
-/// Whether extending the string on `s` (of `c`, in atari) at its last liberty `lib` saves it:
-/// three liberties or more, or two that no ladder can take.
-pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scratch) -> bool {
+/// Whether `c` playing on the empty point `lib` (extending a string in atari, say) leaves the
+/// string it makes safe: three liberties or more, or two that no ladder can take.
+pub fn escapes(board: &Board, lib: Point, c: Color, scratch: &mut Scratch) -> bool {
     if board.self_atari_size(lib, c).is_some() {
         return false;
     }
@@ -45,9 +45,9 @@ pub fn escapes(board: &Board, s: Point, lib: Point, c: Color, scratch: &mut Scra
     extension.copy_from(board);
     extension.play(lib, c);
     let mut after = [lib; 3];
-    match extension.string_liberties(s, &mut after) {
+    match extension.string_liberties(lib, &mut after) {
         0 | 1 => false,
-        2 => !(0..2).any(|first| chase_from(extension, s, c.opponent(), first, chase, trial)),
+        2 => !(0..2).any(|first| chase_from(extension, lib, c.opponent(), first, chase, trial)),
         _ => true,
     }
 }
@@ -263,7 +263,7 @@ mod tests {
         let b = crate::patterns::tests::board_from_rows(rows);
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         assert!(b.in_atari(pt("C3")));
-        escapes(&b, pt("C3"), pt("D3"), Color::White, &mut Scratch::new())
+        escapes(&b, pt("D3"), Color::White, &mut Scratch::new())
     }
 
     #[test]
@@ -292,21 +292,9 @@ mod tests {
         // above (F2, not G1) all the way to the corner.
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let b = board(9, &["D1", "E2"], &["E1"]);
-        assert!(!escapes(
-            &b,
-            pt("E1"),
-            pt("F1"),
-            Color::White,
-            &mut Scratch::new()
-        ));
+        assert!(!escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
         // A white stone on the second line in the way breaks it.
         let b = board(9, &["D1", "E2"], &["E1", "H2"]);
-        assert!(escapes(
-            &b,
-            pt("E1"),
-            pt("F1"),
-            Color::White,
-            &mut Scratch::new()
-        ));
+        assert!(escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
     }
 }

@@ -14,6 +14,7 @@ use rand::{RngExt, SeedableRng};
 use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
+use crate::game::regions::{Region, Regions};
 
 /// Board copies all the ladder reading of one `genmove` may make.
 const NODES_PER_MOVE: u32 = 1500;
@@ -266,80 +267,44 @@ enum Area {
     Open,
 }
 
-/// The empty regions (4-connected empty points) of a position.
-struct Regions {
-    /// Region of each empty point.
-    id: [u16; MAX_CELLS],
-    /// Number of points of each region.
-    size: Vec<usize>,
-    /// The colour bordering each region when it is small and only one colour borders it.
-    eye_of: Vec<Option<Color>>,
-    /// Whether a string around the region touches another such region.
+/// The empty regions of a position read as eye spaces.
+struct EyeSpaces {
+    regions: Regions,
+    /// Per region: the colour whose eye space it is (small, and bordered by that colour only).
+    owner: Vec<Option<Color>>,
+    /// Per region: whether a string around it touches another eye space of its colour.
     two_eyes: Vec<bool>,
 }
 
-impl Regions {
-    /// The regions of `board`; an eye space of colour `c` has at most `limit[c.index()]`
-    /// points.
-    fn of(board: &Board, limit: [usize; 2]) -> Regions {
-        let mut regions = Regions {
-            id: [u16::MAX; MAX_CELLS],
-            size: Vec::new(),
-            eye_of: Vec::new(),
-            two_eyes: Vec::new(),
-        };
-        // The strings around each region; eye spaces touched by each string head.
-        let mut around: Vec<Vec<Point>> = Vec::new();
-        let mut eyes_of_string = [0u8; MAX_CELLS];
-        let mut stack = Vec::new();
-        for p in board.empty_points() {
-            if regions.id[p.index()] != u16::MAX {
-                continue;
-            }
-            let r = regions.size.len() as u16;
-            regions.id[p.index()] = r;
-            stack.push(p);
-            let mut size = 0;
-            let mut borders = 0;
-            let mut heads = Vec::new();
-            while let Some(q) = stack.pop() {
-                size += 1;
-                for n in board.neighbors(q) {
-                    match board.cell(n) {
-                        Cell::Empty if regions.id[n.index()] == u16::MAX => {
-                            regions.id[n.index()] = r;
-                            stack.push(n);
-                        }
-                        Cell::Empty | Cell::Border => {}
-                        cell => {
-                            borders |= cell as u8;
-                            let head = board.string_head(n);
-                            if !heads.contains(&head) {
-                                heads.push(head);
-                            }
-                        }
-                    }
-                }
-            }
-            let eye_of = match borders {
-                1 if size <= limit[0] => Some(Color::Black),
-                2 if size <= limit[1] => Some(Color::White),
-                _ => None,
-            };
-            if eye_of.is_some() {
-                for h in &heads {
-                    eyes_of_string[h.index()] = eyes_of_string[h.index()].saturating_add(1);
-                }
-            }
-            regions.size.push(size);
-            regions.eye_of.push(eye_of);
-            around.push(heads);
-        }
-        regions.two_eyes = around
+impl EyeSpaces {
+    /// The eye spaces of `board`; one of colour `c` has at most `limit[c.index()]` points.
+    fn of(board: &Board, limit: [usize; 2]) -> EyeSpaces {
+        let regions = Regions::of(board);
+        let owner: Vec<Option<Color>> = regions
             .iter()
-            .map(|heads| heads.iter().any(|h| eyes_of_string[h.index()] >= 2))
+            .map(|r| r.owner().filter(|c| r.size() <= limit[c.index()]))
             .collect();
-        regions
+        // Per string head: the eye spaces it touches.
+        let mut eyes_of_string = [0u8; MAX_CELLS];
+        let eye_spaces = regions.iter().zip(&owner).filter(|(_, o)| o.is_some());
+        for (region, _) in eye_spaces {
+            for h in &region.bordering_strings {
+                eyes_of_string[h.index()] = eyes_of_string[h.index()].saturating_add(1);
+            }
+        }
+        let two_eyes = regions
+            .iter()
+            .map(|r| {
+                r.bordering_strings
+                    .iter()
+                    .any(|h| eyes_of_string[h.index()] >= 2)
+            })
+            .collect();
+        EyeSpaces {
+            regions,
+            owner,
+            two_eyes,
+        }
     }
 }
 
@@ -392,7 +357,7 @@ struct Evaluator<'a> {
     board: &'a Board,
     me: Color,
     size: usize,
-    regions: Regions,
+    eye_spaces: EyeSpaces,
     /// The opponent's last move, unless it passed.
     opponent_last: Option<Point>,
     /// This player's last move, unless it passed.
@@ -435,7 +400,7 @@ impl<'a> Evaluator<'a> {
             board,
             me,
             size,
-            regions: Regions::of(board, secure_limit),
+            eye_spaces: EyeSpaces::of(board, secure_limit),
             opponent_last: last(me.opponent()),
             own_last: last(me),
             opening: stones < size * size / 6,
@@ -445,14 +410,17 @@ impl<'a> Evaluator<'a> {
     }
 
     fn area(&self, p: Point) -> Area {
-        let r = self.regions.id[p.index()] as usize;
-        let Some(owner) = self.regions.eye_of[r] else {
+        let spaces = &self.eye_spaces;
+        let Some(r) = spaces.regions.number_of(p) else {
+            return Area::Open;
+        };
+        let Some(owner) = spaces.owner[r] else {
             return Area::Open;
         };
         // A region of one or two points cannot be split into two eyes; a large one of the
         // player's own can wait until the opponent invades it.
-        let size = self.regions.size[r];
-        let settled = self.regions.two_eyes[r] || size <= 2;
+        let size = self.region_size(p);
+        let settled = spaces.two_eyes[r] || size <= 2;
         match (owner == self.me, settled) {
             (true, true) => Area::Own,
             (true, false) if size > MAX_NAKADE => Area::Own,
@@ -460,6 +428,11 @@ impl<'a> Evaluator<'a> {
             (false, true) => Area::Opponent,
             (false, false) => Area::OpponentEyeSpace,
         }
+    }
+
+    /// The number of points of the empty region of `p`.
+    fn region_size(&self, p: Point) -> usize {
+        self.eye_spaces.regions.region_of(p).map_or(0, Region::size)
     }
 
     /// Liberties (up to four) the string of a stone of `me` on the empty point `p` would
@@ -584,7 +557,7 @@ impl<'a> Evaluator<'a> {
         // liberties may kill by nakade even if it is captured later.
         let nakade = area == Area::OpponentEyeSpace
             && empty_neighbors >= 2
-            && self.regions.size[self.regions.id[p.index()] as usize] <= MAX_NAKADE;
+            && self.region_size(p) <= MAX_NAKADE;
         // A stone the opponent can simply capture is a waste (and would be thrown into a
         // territory again and again).
         if libs == 2 && captured == 0 && !tactical && !nakade && self.capturable(p, reader) {

@@ -23,8 +23,9 @@ use std::time::{Duration, Instant};
 use log::{debug, info};
 use rand::random;
 
-use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
+use crate::board::{Board, Color, Move, Point};
 use crate::game::clock::Clock;
+use crate::game::regions::Regions;
 use crate::game::score::{self, Assessment};
 use crate::game::{Game, Scoring};
 
@@ -524,40 +525,10 @@ fn earliest_pass(size: usize) -> usize {
 /// Whether nothing is left to play for under area scoring: every empty region touches one
 /// colour only, and no string is in atari.
 fn is_settled(board: &Board) -> bool {
-    let mut seen = vec![false; MAX_CELLS];
-    let mut stack = Vec::new();
-    for p in board.points() {
-        if board.color_at(p).is_some() {
-            if board.in_atari(p) {
-                return false;
-            }
-            continue;
-        }
-        if seen[p.index()] {
-            continue;
-        }
-        // Flood the empty region of `p`, noting which colours border it.
-        let mut borders = [false; 2];
-        seen[p.index()] = true;
-        stack.push(p);
-        while let Some(q) = stack.pop() {
-            for n in board.neighbors(q) {
-                match board.cell(n) {
-                    Cell::Empty if !seen[n.index()] => {
-                        seen[n.index()] = true;
-                        stack.push(n);
-                    }
-                    Cell::Black => borders[0] = true,
-                    Cell::White => borders[1] = true,
-                    _ => {}
-                }
-            }
-        }
-        if borders[0] == borders[1] {
-            return false;
-        }
-    }
-    true
+    let in_atari = board
+        .points()
+        .any(|p| board.color_at(p).is_some() && board.in_atari(p));
+    !in_atari && Regions::of(board).iter().all(|r| r.owner().is_some())
 }
 
 /// Whether the game has only just begun (a new game resets the resign count).

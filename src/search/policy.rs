@@ -231,7 +231,7 @@ fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -
         if let Some(capture) = capture_around(board, n, c) {
             return Some(capture);
         }
-        (board.legality(lib, c).is_ok() && escapes(board, n, lib, c, scratch)).then_some(lib)
+        (board.legality(lib, c).is_ok() && escapes(board, lib, c, scratch)).then_some(lib)
     })
 }
 

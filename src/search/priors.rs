@@ -61,7 +61,7 @@ pub fn stone(
         match board.color_at(n) {
             Some(o) if o == c.opponent() && board.in_atari(n) => captures = true,
             Some(o) if o == c && board.in_atari(n) => {
-                saves |= escapes(board, n, p, c, scratch);
+                saves |= escapes(board, p, c, scratch);
             }
             Some(o) if o == c.opponent() && !ladders && board.liberties(n) == 2 => {
                 ladders = ladder_atari(board, n, c, scratch) == Some(p);

@@ -2,8 +2,9 @@
 //! too early (dame between live groups, a living string in atari), and which of the child's
 //! analysed candidates to play instead.
 
-use crate::board::{Cell, Color, MAX_CELLS, Move, Point};
+use crate::board::{Cell, Color, Move, Point};
 use crate::game::Game;
+use crate::game::regions::Regions;
 use crate::game::score::{Assessment, StoneStatus};
 
 /// Playouts of the scorer's look at the position (only run after a pass answers a pass).
@@ -25,78 +26,26 @@ pub fn open_points(game: &Game, color: Color) -> Vec<Point> {
         .living_atari_liberties(board)
         .filter(|&p| legal(p))
         .collect();
-    let mut seen = vec![false; MAX_CELLS];
-    for start in board.empty_points() {
-        if seen[start.index()] {
-            continue;
-        }
-        seen[start.index()] = true;
-        let region = region_from(game, &assessment, start, &mut seen);
-        if region.is_dame() {
-            open.extend(region.empty.into_iter().filter(|&p| {
-                legal(p) && !board.is_eye(p, color) && board.self_atari_size(p, color).is_none()
+    // The regions as the scorer counts them: empty points and dead stones, bounded by the
+    // living stones. Dame lie between living stones of both colours, none in seki.
+    let living = |p: Point| assessment.status(p) != Some(StoneStatus::Dead);
+    for region in Regions::bounded_by(board, living).iter() {
+        let seki = region
+            .bordering_strings
+            .iter()
+            .any(|&h| assessment.status(h) == Some(StoneStatus::Seki));
+        if region.bordered_by == [true, true] && !seki {
+            open.extend(region.points.iter().copied().filter(|&p| {
+                board.cell(p) == Cell::Empty
+                    && legal(p)
+                    && !board.is_eye(p, color)
+                    && board.self_atari_size(p, color).is_none()
             }));
         }
     }
     open.sort_by_key(|p| p.index());
     open.dedup();
     open
-}
-
-/// An empty region (dead stones counted in it, as the scorer counts them) and its border.
-struct Region {
-    /// Its empty points.
-    empty: Vec<Point>,
-    /// Whether living Black, White stones border it.
-    borders: [bool; 2],
-    /// Whether stones in seki border it.
-    seki: bool,
-}
-
-impl Region {
-    /// Bordered by living stones of both colours, none in seki.
-    fn is_dame(&self) -> bool {
-        self.borders[0] && self.borders[1] && !self.seki
-    }
-}
-
-/// The region of `start`, marking its points in `seen`.
-fn region_from(game: &Game, assessment: &Assessment, start: Point, seen: &mut [bool]) -> Region {
-    let board = game.board();
-    let mut region = Region {
-        empty: Vec::new(),
-        borders: [false; 2],
-        seki: false,
-    };
-    let mut stack = vec![start];
-    while let Some(p) = stack.pop() {
-        if board.cell(p) == Cell::Empty {
-            region.empty.push(p);
-        }
-        for n in board.neighbors(p) {
-            let Some(c) = board.cell(n).color() else {
-                if board.cell(n) == Cell::Empty && !seen[n.index()] {
-                    seen[n.index()] = true;
-                    stack.push(n);
-                }
-                continue;
-            };
-            match assessment.status(n) {
-                Some(StoneStatus::Dead) => {
-                    if !seen[n.index()] {
-                        seen[n.index()] = true;
-                        stack.push(n);
-                    }
-                }
-                Some(StoneStatus::Seki) => {
-                    region.borders[c.index()] = true;
-                    region.seki = true;
-                }
-                _ => region.borders[c.index()] = true,
-            }
-        }
-    }
-    region
 }
 
 /// One candidate move of an analysis report.
