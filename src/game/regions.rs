@@ -49,11 +49,11 @@ impl Regions {
 
     /// The regions of `board` bounded by the stones for which `is_wall` holds.
     pub fn bounded_by(board: &Board, is_wall: impl Fn(Point) -> bool) -> Regions {
-        let wall = |p: Point| board.color_at(p).is_some() && is_wall(p);
         let mut index = vec![NONE; MAX_CELLS];
         let mut regions = Vec::new();
         for start in board.points() {
-            if index[start.index()] != NONE || wall(start) {
+            let walled = board.color_at(start).is_some_and(|_| is_wall(start));
+            if walled || index[start.index()] != NONE {
                 continue;
             }
             let number = regions.len() as u16;
@@ -66,18 +66,13 @@ impl Regions {
             let mut k = 0;
             while k < region.points.len() {
                 for n in board.neighbors(region.points[k]) {
-                    if board.cell(n) == Cell::Border {
-                        continue;
-                    }
-                    if wall(n) {
-                        if let Some(c) = board.color_at(n) {
-                            region.bordered_by[c.index()] = true;
-                        }
+                    if let Some(c) = board.color_at(n).filter(|_| is_wall(n)) {
+                        region.bordered_by[c.index()] = true;
                         let head = board.string_head(n);
                         if !region.bordering_strings.contains(&head) {
                             region.bordering_strings.push(head);
                         }
-                    } else if index[n.index()] == NONE {
+                    } else if board.cell(n) != Cell::Border && index[n.index()] == NONE {
                         index[n.index()] = number;
                         region.points.push(n);
                     }
@@ -110,14 +105,13 @@ impl Regions {
 mod tests {
     use super::*;
 
-    fn pt(v: &str) -> Point {
-        Point::parse(v, 9).unwrap()
-    }
+    /// Black's wall on the second line closes off the corner A1-D1 with E1.
+    const CORNER_WALL: [&str; 5] = ["A2", "B2", "C2", "D2", "E1"];
 
     #[test]
     fn empty_regions_know_their_size_and_borders() {
-        // Black's wall on the second line encloses A1-D1; the rest is open to both colours.
-        let b = Board::with_stones(9, &["A2", "B2", "C2", "D2", "E1"], &["E5"]);
+        let b = Board::with_stones(9, &CORNER_WALL, &["E5"]);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
         let regions = Regions::of(&b);
         assert_eq!(regions.iter().count(), 2);
         let corner = regions.region_of(pt("A1")).unwrap();
@@ -125,6 +119,7 @@ mod tests {
         assert_eq!(corner.owner(), Some(Color::Black));
         // Two strings border it: A2-D2 and E1.
         assert_eq!(corner.bordering_strings.len(), 2);
+        // The rest of the board is open to both colours.
         let open = regions.region_of(pt("J9")).unwrap();
         assert_eq!(open.bordered_by, [true, true]);
         assert_eq!(open.owner(), None);
@@ -135,11 +130,12 @@ mod tests {
     #[test]
     fn stones_that_are_no_walls_lie_inside_regions() {
         // White's C1 inside Black's corner joins the corner region when only Black is a wall.
-        let b = Board::with_stones(9, &["A2", "B2", "C2", "D2", "E1"], &["C1"]);
+        let b = Board::with_stones(9, &CORNER_WALL, &["C1"]);
+        let c1 = Point::parse("C1", 9).unwrap();
         let regions = Regions::bounded_by(&b, |p| b.color_at(p) == Some(Color::Black));
-        let corner = regions.region_of(pt("C1")).unwrap();
+        let corner = regions.region_of(c1).unwrap();
         assert_eq!(corner.size(), 4);
         assert_eq!(corner.owner(), Some(Color::Black));
-        assert_eq!(Regions::of(&b).region_of(pt("C1")).map(Region::size), None);
+        assert!(Regions::of(&b).region_of(c1).is_none());
     }
 }

@@ -15,13 +15,8 @@ use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
+use crate::patterns::ladder::{Scratch, escapes, is_ladder_atari, ladder_atari};
 
-/// Board copies all the ladder reading of one `genmove` may make.
-const NODES_PER_MOVE: u32 = 1500;
-/// Board copies one reading (one ladder) may make.
-const NODES_PER_READ: u32 = 200;
-/// Deepest reading, in moves.
-const READ_DEPTH: u32 = 100;
 /// Largest eye space where a stone is worth playing inside to make or destroy eyes
 /// although it may be captured.
 const MAX_NAKADE: usize = 7;
@@ -57,14 +52,14 @@ impl Player for HeuristicPlayer {
         _progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
         let board = game.board();
-        let mut reader = Reader::new();
-        let eval = Evaluator::new(game, color, &mut reader);
+        let mut scratch = Scratch::new();
+        let eval = Evaluator::new(game, color, &mut scratch);
         let mut candidates: Vec<(f32, Point)> = Vec::with_capacity(board.empty_count());
         for p in board.empty_points() {
             if !board.is_sensible(p, color) {
                 continue;
             }
-            if let Some(score) = eval.score(p, &mut reader)
+            if let Some(score) = eval.score(p, &mut scratch)
                 && score > 0.0
             {
                 candidates.push((score + self.rng.random_range(0.0..NOISE), p));
@@ -80,135 +75,6 @@ impl Player for HeuristicPlayer {
                 Ok(Answer::Move(Move::Play(p)))
             })
     }
-}
-
-/// Ladder reading on board copies, within a budget of copies. Whatever the budget does not
-/// let it read out is taken to end well for the defender. The copies live on the heap and are
-/// reused, so deep readings do not pile boards up on the stack.
-struct Reader {
-    left_for_move: u32,
-    left_for_read: u32,
-    spare: Vec<Box<Board>>,
-}
-
-impl Reader {
-    fn new() -> Reader {
-        Reader {
-            left_for_move: NODES_PER_MOVE,
-            left_for_read: 0,
-            spare: Vec::new(),
-        }
-    }
-
-    /// Starts a new reading with its own share of the budget.
-    fn start(&mut self) -> &mut Reader {
-        self.left_for_read = NODES_PER_READ.min(self.left_for_move);
-        self
-    }
-
-    /// Takes one board copy from the budget; false when none is left.
-    fn node(&mut self) -> bool {
-        if self.left_for_read == 0 {
-            return false;
-        }
-        self.left_for_read -= 1;
-        self.left_for_move -= 1;
-        true
-    }
-
-    /// `board` after `c` plays the legal move `p`, if the budget allows a copy. Hand the copy
-    /// back with [`Reader::recycle`] when done.
-    fn after(&mut self, board: &Board, p: Point, c: Color) -> Option<Box<Board>> {
-        if !self.node() {
-            return None;
-        }
-        let mut b = match self.spare.pop() {
-            Some(mut b) => {
-                b.copy_from(board);
-                b
-            }
-            None => Box::new(board.clone()),
-        };
-        b.play(p, c);
-        Some(b)
-    }
-
-    /// Keeps a copy made by [`Reader::after`] for reuse, returning `result`.
-    fn recycle<T>(&mut self, b: Box<Board>, result: T) -> T {
-        self.spare.push(b);
-        result
-    }
-
-    /// Whether the string on `s`, with one liberty and its owner to move, gets out: by
-    /// capturing a neighbouring string in atari, or by extending to more than two liberties
-    /// or to two that the attacker cannot ladder.
-    fn saved(&mut self, board: &Board, s: Point, depth: u32) -> bool {
-        let Some(def) = board.color_at(s) else {
-            return false;
-        };
-        if depth == 0 || touches_string_in_atari(board, s, def.opponent()) {
-            return true;
-        }
-        let mut lib = [s];
-        if board.string_liberties(s, &mut lib) == 0 {
-            return false;
-        }
-        let l = lib[0];
-        if board.legality(l, def).is_err() {
-            return false;
-        }
-        let Some(b) = self.after(board, l, def) else {
-            return true;
-        };
-        let saved = match b.liberties(s) {
-            0 | 1 => false,
-            2 => !self.kills(&b, s, depth - 1),
-            _ => true,
-        };
-        self.recycle(b, saved)
-    }
-
-    /// Whether the attacker, to move, captures the string on `s` (two liberties) by
-    /// putting it in atari again and again.
-    fn kills(&mut self, board: &Board, s: Point, depth: u32) -> bool {
-        let Some(def) = board.color_at(s) else {
-            return true;
-        };
-        if depth == 0 {
-            return false;
-        }
-        let att = def.opponent();
-        let mut libs = [s; 3];
-        match board.string_liberties(s, &mut libs) {
-            0 | 1 => return true,
-            2 => {}
-            _ => return false,
-        }
-        for &l in &libs[..2] {
-            if board.legality(l, att).is_err() {
-                continue;
-            }
-            let Some(b) = self.after(board, l, att) else {
-                return false;
-            };
-            let saved = self.saved(&b, s, depth - 1);
-            if !self.recycle(b, saved) {
-                return true;
-            }
-        }
-        false
-    }
-}
-
-/// Whether a stone of the string on `s` touches a string of colour `c` in atari.
-fn touches_string_in_atari(board: &Board, s: Point, c: Color) -> bool {
-    let cell = Cell::from(c);
-    board.string_stones(s).any(|stone| {
-        board
-            .neighbors(stone)
-            .iter()
-            .any(|&n| board.cell(n) == cell && board.liberties(n) == 1)
-    })
 }
 
 /// Up to four distinct strings next to a point, with their liberties and sizes.
@@ -371,7 +237,7 @@ struct Evaluator<'a> {
 }
 
 impl<'a> Evaluator<'a> {
-    fn new(game: &'a Game, me: Color, reader: &mut Reader) -> Evaluator<'a> {
+    fn new(game: &'a Game, me: Color, scratch: &mut Scratch) -> Evaluator<'a> {
         let board = game.board();
         let size = board.size();
         let last = |c: Color| {
@@ -387,7 +253,7 @@ impl<'a> Evaluator<'a> {
             if board.color_at(p) == Some(me)
                 && board.string_head(p) == p
                 && board.liberties(p) == 2
-                && reader.start().kills(board, p, READ_DEPTH)
+                && ladder_atari(board, p, me.opponent(), scratch).is_some()
             {
                 endangered.push(p);
             }
@@ -470,7 +336,7 @@ impl<'a> Evaluator<'a> {
 
     /// The score of a stone of `me` on the legal empty point `p` that is not its own eye;
     /// `None` for a move never to play.
-    fn score(&self, p: Point, reader: &mut Reader) -> Option<f32> {
+    fn score(&self, p: Point, scratch: &mut Scratch) -> Option<f32> {
         let board = self.board;
         let me = self.me;
         let mut own = Strings::new(p);
@@ -514,7 +380,7 @@ impl<'a> Evaluator<'a> {
         // Escaping from atari by extension.
         let in_atari = own.stones_with_libs(1);
         if in_atari > 0 && captured == 0 {
-            if libs >= 3 || self.escapes(p, reader) {
+            if libs >= 3 || escapes(board, p, me, scratch) {
                 score += 50.0 + 10.0 * in_atari as f32;
                 tactical = true;
             } else {
@@ -528,7 +394,7 @@ impl<'a> Evaluator<'a> {
             .filter(|&(h, l, _)| l == 2 && self.endangered.contains(&h))
             .map(|s| s.2)
             .sum();
-        if weak > 0 && (libs >= 3 || (libs == 2 && self.escapes(p, reader))) {
+        if weak > 0 && (libs >= 3 || (libs == 2 && escapes(board, p, me, scratch))) {
             score += 25.0 + 8.0 * weak as f32;
             tactical = true;
         }
@@ -539,7 +405,7 @@ impl<'a> Evaluator<'a> {
                 if l != 2 {
                     continue;
                 }
-                if self.catches(p, h, reader) {
+                if is_ladder_atari(board, h, p, me, scratch) {
                     score += 35.0 + 10.0 * s as f32;
                     tactical = true;
                 } else {
@@ -560,7 +426,7 @@ impl<'a> Evaluator<'a> {
             && self.region_size(p) <= MAX_NAKADE;
         // A stone the opponent can simply capture is a waste (and would be thrown into a
         // territory again and again).
-        if libs == 2 && captured == 0 && !tactical && !nakade && self.capturable(p, reader) {
+        if libs == 2 && captured == 0 && !tactical && !nakade && !escapes(board, p, me, scratch) {
             return None;
         }
         // Filling an own liberty without gaining any, away from the opponent.
@@ -608,36 +474,6 @@ impl<'a> Evaluator<'a> {
             }
         }
         saved.iter().map(|s| s.2).sum()
-    }
-
-    /// Whether the string made by `me` playing `p` escapes a ladder.
-    fn escapes(&self, p: Point, reader: &mut Reader) -> bool {
-        let reader = reader.start();
-        let Some(b) = reader.after(self.board, p, self.me) else {
-            return true;
-        };
-        let escapes = match b.liberties(p) {
-            0 | 1 => false,
-            2 => !reader.kills(&b, p, READ_DEPTH),
-            _ => true,
-        };
-        reader.recycle(b, escapes)
-    }
-
-    /// Whether `me` playing `p` (two liberties or more) is a stone the opponent captures.
-    fn capturable(&self, p: Point, reader: &mut Reader) -> bool {
-        !self.escapes(p, reader)
-    }
-
-    /// Whether the atari of `me` at `p` on the string `target` captures it.
-    fn catches(&self, p: Point, target: Point, reader: &mut Reader) -> bool {
-        let reader = reader.start();
-        let Some(b) = reader.after(self.board, p, self.me) else {
-            return false;
-        };
-        let catches =
-            b.color_at(target) != Some(self.me.opponent()) || !reader.saved(&b, target, READ_DEPTH);
-        reader.recycle(b, catches)
     }
 
     /// The points that `p` would bring nearer to `me` than to the opponent (or take from
@@ -875,7 +711,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_ladders_to_the_edge_and_sees_breakers() {
+    fn runs_from_atari_only_where_a_breaker_stops_the_ladder() {
         // E5 escapes to E4, but White ladders it down to the lower left corner.
         let rows = [
             ". . . . . . . . .", //
@@ -889,13 +725,17 @@ mod tests {
             ". . . . . . . . .",
         ];
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        let e5 = pt(&game, "E5");
-        assert!(!Reader::new().start().saved(game.board(), e5, READ_DEPTH));
+        let e4 = Move::Play(pt(&game, "E4"));
+        for seed in 0..10 {
+            assert_ne!(genmove(&game, Color::Black, seed), e4);
+        }
         // A black stone on the ladder's path breaks it.
         let mut rows = rows;
         rows[7] = ". X . . . . . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        assert!(Reader::new().start().saved(game.board(), e5, READ_DEPTH));
+        for seed in 0..10 {
+            assert_eq!(genmove(&game, Color::Black, seed), e4);
+        }
     }
 
     #[test]
