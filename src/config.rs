@@ -40,31 +40,7 @@ pub enum LevelConfig {
         seed: Option<u64>,
     },
     /// tengen's own Monte Carlo tree search (the `mcts` level, and `hard` without KataGo).
-    Mcts {
-        /// Playouts per move; absent: the clock decides, or 10,000 without a clock.
-        playouts: Option<u64>,
-        /// Search threads; 0 or absent: every core.
-        threads: Option<usize>,
-        /// Tree capacity in nodes (about 34 bytes each); when full, the search goes on in the
-        /// tree it has without expanding it.
-        max_nodes: Option<usize>,
-        /// Resign when the best move's win rate is below this (0: never).
-        resign_threshold: Option<f32>,
-        /// Fixed seed (reproducible with one thread); random when absent.
-        seed: Option<u64>,
-        /// UCB exploration constant (default 0: RAVE and the priors explore).
-        exploration: Option<f32>,
-        /// Playouts at which a move's own and its RAVE statistics weigh the same (1000).
-        rave_equivalence: Option<f32>,
-        /// Extra RAVE weight of a move played right after a node, fading to none for one
-        /// played at the playout's end (3).
-        rave_early_weight: Option<u32>,
-        /// Visits before a tree node is expanded (4 on 9x9 and smaller boards, 8 above).
-        expand_after: Option<u32>,
-        /// Points per handicap stone that Black's search pretends White has as extra komi,
-        /// fading to none by move 200 on 19x19 (45 on 9x9); 0 turns it off (7).
-        handicap_komi: Option<f32>,
-    },
+    Mcts(SearchSettings),
     /// Another GTP engine (KataGo, GNU Go, Leela Zero) run as a child process, with tengen's
     /// own levels as fallback when it is missing, slow, crashes or answers nonsense.
     External {
@@ -100,35 +76,7 @@ impl LevelConfig {
         match *self {
             LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
             LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
-            LevelConfig::Mcts {
-                playouts,
-                threads,
-                max_nodes,
-                resign_threshold,
-                seed,
-                exploration,
-                rave_equivalence,
-                rave_early_weight,
-                expand_after,
-                handicap_komi,
-            } => {
-                let defaults = SearchSettings::default();
-                Box::new(MctsPlayer::new(SearchSettings {
-                    playouts,
-                    threads: threads.unwrap_or(defaults.threads),
-                    max_nodes: max_nodes.unwrap_or(defaults.max_nodes),
-                    resign_threshold: resign_threshold
-                        .unwrap_or(defaults.resign_threshold)
-                        .clamp(0.0, 1.0),
-                    seed,
-                    exploration: exploration.unwrap_or(defaults.exploration),
-                    rave_equivalence: rave_equivalence.unwrap_or(defaults.rave_equivalence),
-                    rave_early_weight: rave_early_weight.unwrap_or(defaults.rave_early_weight),
-                    expand_after: expand_after.or(defaults.expand_after),
-                    handicap_komi: handicap_komi.unwrap_or(defaults.handicap_komi).max(0.0),
-                    ..defaults
-                }))
-            }
+            LevelConfig::Mcts(ref settings) => Box::new(MctsPlayer::new(settings.clone())),
             LevelConfig::External {
                 ref engine,
                 ref fallback,
@@ -195,32 +143,16 @@ impl LevelConfig {
     /// search levels only; other players have neither).
     pub fn with_overrides(&self, playouts: Option<u64>, threads: Option<usize>) -> LevelConfig {
         let mut level = self.clone();
-        if let LevelConfig::Mcts {
-            playouts: p,
-            threads: t,
-            ..
-        } = &mut level
-        {
-            *p = playouts.or(*p);
-            *t = threads.or(*t);
+        if let LevelConfig::Mcts(settings) = &mut level {
+            settings.playouts = playouts.or(settings.playouts);
+            settings.threads = threads.unwrap_or(settings.threads);
         }
         level
     }
 
     /// The built-in MCTS level.
     fn builtin_mcts() -> LevelConfig {
-        LevelConfig::Mcts {
-            playouts: None,
-            threads: None,
-            max_nodes: None,
-            resign_threshold: None,
-            seed: None,
-            exploration: None,
-            rave_equivalence: None,
-            rave_early_weight: None,
-            expand_after: None,
-            handicap_komi: None,
-        }
+        LevelConfig::Mcts(SearchSettings::default())
     }
 }
 
@@ -694,18 +626,11 @@ mod tests {
         ));
         assert_eq!(
             hard.effective(&config),
-            &LevelConfig::Mcts {
+            &LevelConfig::Mcts(SearchSettings {
                 playouts: Some(77),
-                threads: Some(1),
-                max_nodes: None,
-                resign_threshold: None,
-                seed: None,
-                exploration: None,
-                rave_equivalence: None,
-                rave_early_weight: None,
-                expand_after: None,
-                handicap_komi: None,
-            }
+                threads: 1,
+                ..SearchSettings::default()
+            })
         );
     }
 }

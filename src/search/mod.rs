@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use log::{debug, info};
 use rand::random;
+use serde::Deserialize;
 
 use crate::board::{Board, Color, Move, Point};
 use crate::game::clock::Clock;
@@ -108,34 +109,39 @@ pub struct Choice {
     pub searched: bool,
 }
 
-/// How one MCTS level plays.
-#[derive(Clone, Debug, PartialEq)]
+/// How one MCTS level plays: the one declaration of the search's settings, read from a
+/// `[levels.NAME]` table of engines.toml (`player = "mcts"`), overridden by the command
+/// line's `--playouts` and `--threads`, and used by the search.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SearchSettings {
-    /// Fixed playouts per move; `None`: the clock decides, else [`DEFAULT_PLAYOUTS`].
+    /// Playouts per move; absent: the clock decides, or 10,000 without a clock.
     pub playouts: Option<u64>,
-    /// Worker threads; 0 = every core.
+    /// Search threads; 0: every core.
     pub threads: usize,
-    /// The tree's node capacity. When it is full the search goes on without expanding.
+    /// Tree capacity in nodes (about 34 bytes each, two trees); when full, the search goes
+    /// on in the tree it has without expanding it.
     pub max_nodes: usize,
-    /// Resign below this win rate (0 never resigns).
+    /// Resign when the best move's win rate is below this (0: never).
     pub resign_threshold: f32,
-    /// Fixed seed for reproducible searches (with one thread); random when absent.
+    /// Fixed seed (reproducible with one thread); random when absent.
     pub seed: Option<u64>,
-    /// The UCB exploration constant.
+    /// UCB exploration constant (0: RAVE and the priors explore).
     pub exploration: f32,
-    /// Playouts at which a move's own results and its RAVE results weigh the same.
+    /// Playouts at which a move's own and its RAVE statistics weigh the same.
     pub rave_equivalence: f32,
-    /// Extra RAVE weight of a move played right after a node (see [`Params`]).
+    /// Extra RAVE weight of a move played right after a node, fading to none for one played
+    /// at the playout's end (at most [`MAX_RAVE_EARLY_WEIGHT`]).
     pub rave_early_weight: u32,
-    /// Visits a node needs before it is expanded; `None`: by board size
+    /// Visits before a tree node is expanded; absent: by board size
     /// ([`uct::expand_after_for`]: 4 up to 9x9, 8 above).
     pub expand_after: Option<u32>,
-    /// Points per handicap stone that a search for Black in a handicap game pretends White
-    /// has as extra komi, fading to none over the game's first part (see [`dynamic_komi`]);
-    /// 0 turns it off.
+    /// Points per handicap stone that Black's search pretends White has as extra komi,
+    /// fading to none over the game's first part (see [`dynamic_komi`]); 0 turns it off.
     pub handicap_komi: f32,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
+    #[serde(skip)]
     pub early_stop: bool,
 }
 
@@ -147,9 +153,9 @@ impl Default for SearchSettings {
             max_nodes: DEFAULT_MAX_NODES,
             resign_threshold: DEFAULT_RESIGN_THRESHOLD,
             seed: None,
-            exploration: Params::default().exploration,
-            rave_equivalence: Params::default().rave_equivalence,
-            rave_early_weight: Params::default().rave_early_weight,
+            exploration: 0.0,
+            rave_equivalence: 1000.0,
+            rave_early_weight: 3,
             expand_after: None,
             handicap_komi: DEFAULT_HANDICAP_KOMI,
             early_stop: true,
@@ -160,7 +166,8 @@ impl Default for SearchSettings {
 /// One MCTS engine: its settings and its tree, kept between moves for reuse.
 pub struct Search {
     settings: SearchSettings,
-    params: Params,
+    /// Worker threads, every core's count resolved.
+    threads: usize,
     /// The tree searched last, and a spare one the reused subtree is copied into.
     tree: Tree,
     spare: Tree,
@@ -189,8 +196,11 @@ pub struct SearchReport {
 }
 
 impl Search {
-    /// A player with `settings`; the tree's memory is taken once, here.
-    pub fn new(settings: SearchSettings) -> Search {
+    /// A search with `settings` (the resign threshold and handicap komi kept in range); the
+    /// tree's memory is taken once, here.
+    pub fn new(mut settings: SearchSettings) -> Search {
+        settings.resign_threshold = settings.resign_threshold.clamp(0.0, 1.0);
+        settings.handicap_komi = settings.handicap_komi.max(0.0);
         let threads = match settings.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
@@ -199,14 +209,7 @@ impl Search {
         // controller is still setting up, not in the first genmove.
         std::thread::spawn(warm_up);
         Search {
-            params: Params {
-                threads,
-                exploration: settings.exploration.max(0.0),
-                rave_equivalence: settings.rave_equivalence.max(1.0),
-                rave_early_weight: settings.rave_early_weight.min(MAX_RAVE_EARLY_WEIGHT),
-                // Set for each search from the board's size (see `params_for`).
-                expand_after: Params::default().expand_after,
-            },
+            threads,
             tree: Tree::new(settings.max_nodes.max(1000)),
             spare: Tree::new(settings.max_nodes.max(1000)),
             root: None,
@@ -216,15 +219,18 @@ impl Search {
         }
     }
 
-    /// The search parameters for a board of `size`: the level's, with `expand_after` by size
-    /// unless the level sets it.
+    /// The search parameters for a board of `size`: the level's, kept in range, with
+    /// `expand_after` by size unless the level sets it.
     fn params_for(&self, size: usize) -> Params {
+        let settings = &self.settings;
         Params {
-            expand_after: self
-                .settings
+            threads: self.threads,
+            exploration: settings.exploration.max(0.0),
+            rave_equivalence: settings.rave_equivalence.max(1.0),
+            rave_early_weight: settings.rave_early_weight.min(MAX_RAVE_EARLY_WEIGHT),
+            expand_after: settings
                 .expand_after
                 .unwrap_or_else(|| uct::expand_after_for(size)),
-            ..self.params
         }
     }
 

@@ -43,18 +43,6 @@ pub struct Params {
     pub exploration: f32,
 }
 
-impl Default for Params {
-    fn default() -> Params {
-        Params {
-            threads: 1,
-            expand_after: LARGE_BOARD_EXPAND_AFTER,
-            rave_equivalence: 1000.0,
-            rave_early_weight: 3,
-            exploration: 0.0,
-        }
-    }
-}
-
 /// Visits before a node is expanded on boards larger than 9x9, where an expansion adds up to
 /// 362 children.
 const LARGE_BOARD_EXPAND_AFTER: u32 = 8;
