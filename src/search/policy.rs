@@ -25,9 +25,8 @@ const LOCAL_ANSWER_ODDS: u32 = 230;
 const TACTICS_ODDS: u32 = 230;
 /// Out of 256: how often a playout plays a good shape next to the last move when there is one.
 const SHAPE_ODDS: u32 = 230;
-/// The least learned gamma of a shape the playout plays next to the last move. In 9x9
-/// self-play at 2000 playouts against MoGo's hand-written shapes, thresholds of 1, 2 and 4
-/// scored 57.5%, 55% and 56.5% (100 games each); 0.3 scored 49%.
+/// The least learned gamma of a shape the playout plays next to the last move: only a shape
+/// clearly likelier than an ordinary move (gamma 1) is worth leaving the random move for.
 const MIN_SHAPE_GAMMA: f32 = 2.0;
 
 /// How a finished playout came out.
@@ -212,8 +211,8 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
 
 /// A capture of the string the opponent just played, or the escape of an own string it put
 /// in atari: by capturing a string around it, or by extending when that gives the string
-/// room and does not run into a ladder.
-/// (Chasing a two-liberty last move into a ladder here lost 18.5 of 48 self-play games.)
+/// room and does not run into a ladder. A two-liberty last move is not chased into a ladder
+/// here (tried in self-play and not kept; see docs/LOG.md).
 fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -> Option<Point> {
     if board.color_at(last) != Some(c.opponent()) {
         return None;

@@ -27,19 +27,16 @@ pub struct Params {
     /// Real visits a node needs before it gets children (the root always does); see
     /// [`expand_after_for`] for the default.
     pub expand_after: u32,
-    /// Playouts at which a move's own results and its RAVE results weigh the same. Pachi's
-    /// 3000 measured no better: 49.8% in 9x9 self-play at 2000 playouts (200 games, before
-    /// the early-move weights), and with them 90.5% against GNU Go 10 at 5000 playouts (200
-    /// games) where 1000 scored 90.0% (100 games).
+    /// Playouts at which a move's own results and its RAVE results weigh the same: RAVE's
+    /// many but biased results lead while a move has few playouts of its own, and fade as it
+    /// gathers them.
     pub rave_equivalence: f32,
     /// How much more a RAVE result counts when its move came right after the node rather
     /// than at the playout's end (see [`amaf_weight`]; Pachi's `distance_rave`, whose default
-    /// 3 we keep): early moves follow from the node's position, late ones hardly. In 9x9
-    /// self-play at 2000 playouts, 3 against none scored 54.8% (200 games).
+    /// 3 we keep): early moves follow from the node's position, late ones hardly.
     pub rave_early_weight: u32,
     /// The UCB exploration constant. RAVE and the priors already spread the playouts, so
-    /// the default is none, as in Pachi: in 9x9 self-play at 2000 playouts, 0 against 0.1
-    /// scored 54.8% (200 games), and against GNU Go 10 at 5000 playouts 87.0% against 85.5%.
+    /// the default is none, as in Pachi.
     pub exploration: f32,
 }
 
