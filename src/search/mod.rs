@@ -39,7 +39,7 @@ use tree::{NewChild, NodeId, ROOT, Stats, Tree};
 use uct::{Params, Problem};
 
 /// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
-/// not yet built, and returns once they are: about a tenth of a second, once per process.
+/// not yet built, and returns once they are (once per process).
 pub fn warm_up() {
     local_shape::warm_up();
     shapes::warm_up();
@@ -205,7 +205,7 @@ impl Search {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        // Building the pattern tables takes a few tenths of a second: do it while the
+        // Building the pattern tables takes a moment: do it while the
         // controller is still setting up, not in the first genmove.
         std::thread::spawn(warm_up);
         Search {
@@ -488,12 +488,9 @@ impl Search {
 /// past the opening ([`earliest_pass`]) and the scorer behind `final_score` counts the
 /// board as a win for `color`, clear about every stone, with no living string in atari:
 /// then the player passes rather than play on in a won position, where every further move
-/// only gives the playouts room to misjudge it (Pachi passes the same way). Against GNU Go,
-/// which passes as soon as it sees nothing left to gain, playing on lost games that both
-/// scorers counted as won for tengen.
+/// only gives the playouts room to misjudge it (Pachi passes the same way).
 ///
-/// The scorer takes time (1,000 playouts: about 3.3 s on 19x19 and 0.2 s on 9x9, one busy
-/// core): under a clock it is asked only while twice its estimated time
+/// The scorer takes time: under a clock it is asked only while twice its estimated time
 /// ([`SCORER_MICROS_PER_POINT`] per point and playout) is left before the deadline.
 fn pass_ends_in_win(game: &Game, color: Color, budget: &Budget) -> Option<String> {
     let board = game.board();
