@@ -18,6 +18,7 @@
 mod features;
 pub mod ladder;
 pub mod shape;
+pub mod shape_tables;
 pub mod spatial;
 mod table;
 

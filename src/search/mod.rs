@@ -6,7 +6,6 @@ mod analysis;
 mod dynamic_komi;
 mod ladder;
 mod last_good_reply;
-mod local_shape;
 pub mod policy;
 mod priors;
 mod root_tally;
@@ -40,7 +39,7 @@ use uct::{Params, Problem};
 /// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
 /// not yet built, and returns once they are: about a tenth of a second, once per process.
 pub fn warm_up() {
-    local_shape::warm_up();
+    crate::patterns::shape_tables::warm_up();
     shapes::warm_up();
 }
 

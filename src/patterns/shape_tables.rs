@@ -1,28 +1,30 @@
-//! The learned 3x3 pattern gammas (`src/patterns/gammas.txt`) as the playouts' local shape
-//! knowledge: one table over every 3x3 neighbourhood, built once, gives the gamma of a move
-//! for the player to move in one lookup.
+//! Knowledge about the 3x3 shape a move makes, tabulated over every neighbourhood a board can
+//! show (its 16-bit [`Board::pattern3`] code) so that each question costs one lookup: the
+//! learned gamma of the shape (the playout policy). The tables are built once, on first use or
+//! by [`warm_up`].
 
 use std::sync::OnceLock;
 
 use crate::board::{Board, Color, Point};
-use crate::patterns::shape;
-use crate::patterns::{Group, PatternTable, class_of};
 
-/// The gamma of the 3x3 shape `c` makes by playing on the empty point `p`. Strings in atari
-/// around `p` do not count here: the playout answers those first.
+use super::shape::{self, class_of};
+use super::{Group, PatternTable};
+
+/// The learned gamma of the 3x3 shape `c` makes by playing on the empty point `p`. Strings in
+/// atari around `p` do not count here: the playout answers those first.
 #[inline]
 pub fn gamma(board: &Board, p: Point, c: Color) -> f32 {
-    table()[usize::from(shape::relative(board.pattern3(p), c))]
+    gammas()[usize::from(shape::relative(board.pattern3(p), c))]
 }
 
-/// Builds the table (and the pattern classes and gammas it reads) now, if not yet built.
+/// Builds the tables (and the pattern classes and gammas they read) now, if not yet built.
 pub fn warm_up() {
-    table();
+    gammas();
 }
 
-/// Gammas by 3x3 code with Black to move. Classes the table does not list (its `rare`
-/// gamma) are weighed as 1: they are rare because they are odd, not because they are good.
-fn table() -> &'static [f32] {
+/// Gammas by 3x3 code with Black to move. Classes the table does not list (its `rare` gamma)
+/// are weighed as 1: they are rare because they are odd, not because they are good.
+fn gammas() -> &'static [f32] {
     static TABLE: OnceLock<Vec<f32>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let table = PatternTable::builtin();
@@ -45,11 +47,15 @@ mod tests {
         Board::with_stones(9, black, white)
     }
 
+    fn pt(v: &str) -> Point {
+        Point::parse(v, 9).unwrap()
+    }
+
     #[test]
     fn gammas_are_the_learned_ones_for_either_colour() {
         let table = PatternTable::builtin();
         let gammas = table.group(Group::Pattern);
-        let p = Point::parse("E5", 9).unwrap();
+        let p = pt("E5");
         // A hane-like shape and the same shape with the colours swapped.
         let b = board(&["D6", "E4"], &["E6"]);
         let swapped = board(&["E6"], &["D6", "E4"]);
