@@ -9,7 +9,6 @@ mod last_good_reply;
 pub mod policy;
 mod priors;
 mod root_tally;
-mod shapes;
 mod tactics;
 mod time;
 mod tree;
@@ -40,7 +39,6 @@ use uct::{Params, Problem};
 /// not yet built, and returns once they are: about a tenth of a second, once per process.
 pub fn warm_up() {
     crate::patterns::shape_tables::warm_up();
-    shapes::warm_up();
 }
 
 /// Playouts per move when neither the level nor the clock sets a budget.
