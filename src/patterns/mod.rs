@@ -6,8 +6,10 @@
 //! captures, ataris, escapes from atari or is a self-atari, its distance to the last two moves
 //! and its line. [`extract`] computes them from a [`crate::board::Board`]. The 3x3 class of a
 //! point is `class_of(raw_code(board, p, to_move))`: O(1), from the board's incremental 3x3
-//! code, so a playout can afford it for every candidate. The ladder reader the atari and
-//! escape features use ([`ladder`]) is the one the MCTS playouts and priors use.
+//! code, so a playout can afford it for every candidate; [`shape_tables`] answers the 3x3
+//! questions the search asks most (is it one of MoGo's good shapes, what is its learned gamma)
+//! with one lookup by that code. The ladder reader the atari and escape features use
+//! ([`ladder`]) is the one the MCTS playouts and priors use.
 //!
 //! [`PatternTable`] holds one gamma per value; a move's strength is the product of its values'
 //! gammas, and the probability that it is the move played is its strength over the sum of all
@@ -18,6 +20,7 @@
 mod features;
 pub mod ladder;
 pub mod shape;
+pub mod shape_tables;
 pub mod spatial;
 mod table;
 

@@ -148,14 +148,30 @@ fn normalize(raw: u32) -> u32 {
     code
 }
 
-/// Where each field goes under the transform `t` of (column, row) offsets.
-fn permutation(t: impl Fn((isize, isize)) -> (isize, isize)) -> [usize; 8] {
-    PATTERN_OFFSETS.map(|offset| {
-        let image = t(offset);
-        PATTERN_OFFSETS
-            .iter()
-            .position(|&o| o == image)
-            .expect("the eight offsets are closed under the symmetries")
+/// Where each of `offsets` goes under each of the eight symmetries of the square (the
+/// identity, the quarter, half and three-quarter turns clockwise, then four mirrors):
+/// `fields[s][i]` is the index in `offsets` of the image of `offsets[i]`. `offsets` must be
+/// closed under the symmetries.
+pub(super) fn symmetry_fields<const N: usize>(offsets: &[(isize, isize); N]) -> [[usize; N]; 8] {
+    // The symmetries as matrices `[a, b, c, d]` taking `(x, y)` to `(a x + b y, c x + d y)`.
+    const MATRICES: [[isize; 4]; 8] = [
+        [1, 0, 0, 1],
+        [0, 1, -1, 0],
+        [-1, 0, 0, -1],
+        [0, -1, 1, 0],
+        [-1, 0, 0, 1],
+        [1, 0, 0, -1],
+        [0, 1, 1, 0],
+        [0, -1, -1, 0],
+    ];
+    MATRICES.map(|[a, b, c, d]| {
+        offsets.map(|(x, y)| {
+            let image = (a * x + b * y, c * x + d * y);
+            offsets
+                .iter()
+                .position(|&o| o == image)
+                .expect("the offsets are closed under the symmetries")
+        })
     })
 }
 
@@ -173,19 +189,12 @@ fn permute(code: u32, to: &[usize; 8]) -> u32 {
     out
 }
 
-/// The eight images of `code` under the rotations and reflections of the square.
+/// The eight images of `code` under the rotations and reflections of the square, in
+/// [`symmetry_fields`] order (itself first).
 pub fn symmetries(code: u32) -> [u32; 8] {
-    // A quarter turn clockwise (N to E) and the mirror that swaps E and W.
-    let rotate = permutation(|(x, y)| (y, -x));
-    let mirror = permutation(|(x, y)| (-x, y));
-    let mut out = [0; 8];
-    let mut c = code;
-    for k in 0..4 {
-        out[2 * k] = c;
-        out[2 * k + 1] = permute(c, &mirror);
-        c = permute(c, &rotate);
-    }
-    out
+    static FIELDS: OnceLock<[[usize; 8]; 8]> = OnceLock::new();
+    let fields = FIELDS.get_or_init(|| symmetry_fields(&PATTERN_OFFSETS));
+    std::array::from_fn(|s| permute(code, &fields[s]))
 }
 
 #[cfg(test)]
@@ -253,7 +262,7 @@ mod tests {
             [0, 0, 0, 0, OWN, 0, 0, OPPONENT],
             [false, false, true, false],
         );
-        assert_eq!(symmetries(north)[2], east);
+        assert_eq!(symmetries(north)[1], east);
         assert_eq!(class_of(north), class_of(east));
     }
 

@@ -13,9 +13,11 @@
 //! written to the table file. Liberties are not part of the code: the 3x3 pattern and the
 //! tactical groups say what is in atari.
 
+use std::sync::OnceLock;
+
 use crate::board::{Board, Cell, Color, Point};
 
-use super::shape::{OFF_BOARD, OPPONENT, OWN};
+use super::shape::{OFF_BOARD, OPPONENT, OWN, symmetry_fields};
 
 /// The largest gridcular distance of a point of the neighbourhood.
 pub const RADIUS: isize = 5;
@@ -106,33 +108,10 @@ pub fn symmetries_of(code: u64) -> [u64; 8] {
     symmetries().map(|to| permute(code, &to))
 }
 
-/// The eight symmetries of the square as matrices `[a, b, c, d]` taking the offset `(x, y)`
-/// to `(a x + b y, c x + d y)`: the identity and the three rotations, then the four mirrors.
-const TRANSFORMS: [[isize; 4]; 8] = [
-    [1, 0, 0, 1],
-    [0, 1, -1, 0],
-    [-1, 0, 0, -1],
-    [0, -1, 1, 0],
-    [-1, 0, 0, 1],
-    [1, 0, 0, -1],
-    [0, 1, 1, 0],
-    [0, -1, -1, 0],
-];
-
 /// Where each field goes under each of the eight symmetries, built once.
 fn symmetries() -> &'static [[usize; POINTS]; 8] {
-    static TABLE: std::sync::OnceLock<[[usize; POINTS]; 8]> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        TRANSFORMS.map(|[a, b, c, d]| {
-            OFFSETS.map(|(x, y)| {
-                let to = (a * x + b * y, c * x + d * y);
-                OFFSETS
-                    .iter()
-                    .position(|&q| q == to)
-                    .expect("the neighbourhood is closed under the symmetries")
-            })
-        })
-    })
+    static TABLE: OnceLock<[[usize; POINTS]; 8]> = OnceLock::new();
+    TABLE.get_or_init(|| symmetry_fields(&OFFSETS))
 }
 
 /// The code with field `i` moved to field `to[i]`.

@@ -6,11 +6,9 @@ mod analysis;
 mod dynamic_komi;
 mod ladder;
 mod last_good_reply;
-mod local_shape;
 pub mod policy;
 mod priors;
 mod root_tally;
-mod shapes;
 mod tactics;
 mod time;
 mod tree;
@@ -41,8 +39,7 @@ use uct::{Params, Problem};
 /// Builds the tables the search and its playouts read (pattern classes, gammas, shapes), if
 /// not yet built, and returns once they are (once per process).
 pub fn warm_up() {
-    local_shape::warm_up();
-    shapes::warm_up();
+    crate::patterns::shape_tables::warm_up();
 }
 
 /// Playouts per move when neither the level nor the clock sets a budget.

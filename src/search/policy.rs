@@ -12,10 +12,10 @@ use rand::rngs::SmallRng;
 
 use crate::board::playout::{MAX_THROW_IN, below, first_from, move_cap};
 use crate::board::{Board, Cell, Color, Point};
+use crate::patterns::shape_tables;
 
 use super::ladder::{Scratch, escapes};
 use super::last_good_reply::ReplyTable;
-use super::local_shape;
 use super::tactics;
 
 /// Out of 256: how often a playout answers the last move when it can.
@@ -175,7 +175,7 @@ fn is_safe(board: &Board, p: Point, c: Color) -> bool {
 }
 
 /// One of the empty points around the last move where `c` makes a shape whose learned gamma
-/// (see [`local_shape`]) reaches [`MIN_SHAPE_GAMMA`], chosen with probability proportional to
+/// (see [`shape_tables`]) reaches [`MIN_SHAPE_GAMMA`], chosen with probability proportional to
 /// that gamma; never an own eye or a self-atari.
 fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Option<Point> {
     let [s, w, e, n] = board.neighbors(last);
@@ -188,7 +188,7 @@ fn shape_move(board: &Board, c: Color, last: Point, rng: &mut SmallRng) -> Optio
         if board.cell(p) != Cell::Empty {
             continue;
         }
-        let g = local_shape::gamma(board, p, c);
+        let g = shape_tables::gamma(board, p, c);
         if g >= MIN_SHAPE_GAMMA && is_safe(board, p, c) {
             found[count] = p;
             weight[count] = g;
@@ -404,7 +404,7 @@ mod tests {
         let eligible: Vec<(Point, f32)> = around
             .iter()
             .filter(|&&p| b.cell(p) == Cell::Empty && b.self_atari_size(p, black).is_none())
-            .map(|&p| (p, local_shape::gamma(&b, p, black)))
+            .map(|&p| (p, shape_tables::gamma(&b, p, black)))
             .filter(|&(_, g)| g >= MIN_SHAPE_GAMMA)
             .collect();
         assert!(
@@ -437,7 +437,7 @@ mod tests {
         let e5 = Point::parse("E5", 9).unwrap();
         assert!((0..100).all(|_| {
             shape_move(&lone, black, e5, &mut rng)
-                .is_none_or(|p| local_shape::gamma(&lone, p, black) >= MIN_SHAPE_GAMMA)
+                .is_none_or(|p| shape_tables::gamma(&lone, p, black) >= MIN_SHAPE_GAMMA)
         }));
     }
 

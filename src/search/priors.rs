@@ -7,10 +7,9 @@
 //! hand-made terms leave even.
 
 use crate::board::{Board, Color, Point};
-use crate::patterns::{self, Group, PatternTable};
+use crate::patterns::{self, Group, PatternTable, shape_tables};
 
 use super::ladder::{Scratch, escapes, ladder_atari};
-use super::shapes;
 use super::tree::{HalfWins, NewChild, PASS};
 
 /// Virtual playouts at an even result that every move starts with.
@@ -21,7 +20,7 @@ const TACTICAL_WIN: u32 = 20;
 const SELF_ATARI_LOSS: u32 = 20;
 /// Virtual losses for a first-line move while most of the board is empty.
 const EDGE_LOSS: u32 = 10;
-/// Virtual wins for a good shape (see [`super::shapes`]).
+/// Virtual wins for a good shape (see [`shape_tables::is_good_shape`]).
 const SHAPE_WIN: u32 = 10;
 /// Virtual wins for a move within distance two of the last move (local answers matter most).
 const NEAR_LAST_WIN: u32 = 5;
@@ -78,7 +77,7 @@ pub fn stone(
     if self_atari.is_some_and(|s| s > 1) || (self_atari.is_some() && !captures) {
         add(SELF_ATARI_LOSS, false);
     }
-    if self_atari.is_none() && shapes::is_good_shape(board, p) {
+    if self_atari.is_none() && shape_tables::is_good_shape(board, p) {
         add(SHAPE_WIN, true);
     }
     let size = board.size();
