@@ -25,6 +25,18 @@ fn ids_preprocessing_and_pipelining() {
 }
 
 #[test]
+fn boardsize_takes_gtp2ogs_width_and_height_form() {
+    let mut e = Gtp::tengen("easy");
+    // gtp2ogs sends `boardsize W H`: a rectangle is refused as a size, not as bad syntax,
+    // and a square in that form is taken.
+    assert_eq!(e.send("boardsize 19 13"), Err("unacceptable size".into()));
+    assert_eq!(e.send("boardsize 9 9"), Ok("".into()));
+    assert_eq!(e.send("play b J9"), Ok("".into()));
+    assert_eq!(e.send("play w K9"), Err("syntax error".into()));
+    assert_eq!(e.quit(), Some(0));
+}
+
+#[test]
 fn ids_are_echoed_verbatim() {
     let mut child = Command::new(tengen_path())
         .stdin(Stdio::piped())

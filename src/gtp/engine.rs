@@ -333,11 +333,19 @@ impl Engine {
         &self.game
     }
 
+    /// `boardsize N`, or `boardsize W H` as gtp2ogs sends it (square boards only: a
+    /// rectangle is an unacceptable size, which the controller reports instead of retrying).
     fn boardsize(&mut self, args: &[String]) -> Result<String, GtpError> {
-        let [size] = args else {
-            return Err(GtpError::Syntax);
+        let sides = args
+            .iter()
+            .map(|a| a.parse::<i64>().map_err(|_| GtpError::Syntax))
+            .collect::<Result<Vec<_>, _>>()?;
+        let size = match sides[..] {
+            [size] => size,
+            [width, height] if width == height => width,
+            [_, _] => return Err(GtpError::UnacceptableSize),
+            _ => return Err(GtpError::Syntax),
         };
-        let size: i64 = size.parse().map_err(|_| GtpError::Syntax)?;
         let size = usize::try_from(size)
             .ok()
             .filter(|s| (MIN_SIZE..=MAX_SIZE).contains(s))
