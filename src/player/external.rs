@@ -13,7 +13,8 @@
 //! A handshake not finished within [`HANDSHAKE_TIMEOUT`] fails the start: the child is killed
 //! and left alone until the next game. A child that hangs or dies is killed and a fresh one
 //! started in the background; after [`MAX_RESTARTS`] restarts in one game it is left alone
-//! until the next game.
+//! until the next game. A new game is noticed whoever moves first (see
+//! [`starts_new_game`]).
 //!
 //! With `avoid_early_pass`, a pass that answers the opponent's pass while dame or ataris are
 //! left is taken back and the child is asked once more, for its analysed candidates
@@ -178,6 +179,8 @@ pub struct ExternalEngine {
     describe: Option<String>,
     /// Whether a pass that would end the game too early is reconsidered.
     avoid_early_pass: bool,
+    /// The game of the last `genmove` (to notice a new one).
+    seen: Option<Mirror>,
 }
 
 impl ExternalEngine {
@@ -192,6 +195,7 @@ impl ExternalEngine {
             restarts: 0,
             describe: None,
             avoid_early_pass: true,
+            seen: None,
         }
     }
 
@@ -221,6 +225,20 @@ impl ExternalEngine {
         budget.deadline.map_or(timeout, |d| d.min(timeout))
     }
 
+    /// Notes the game of a `genmove`; at a new game a child that failed gets another chance.
+    fn note_game(&mut self, game: &Game) {
+        if starts_new_game(self.seen.as_ref(), game) {
+            self.restarts = 0;
+            if matches!(self.state, State::Disabled) {
+                debug!("{}: a new game; trying the engine again", self.name);
+                self.state = State::Idle;
+            }
+        }
+        let mut seen = Mirror::of(game);
+        seen.moves = game.moves().to_vec();
+        self.seen = Some(seen);
+    }
+
     /// Asks the child for `color`'s move in `game`, answered by `deadline` (resigning only if
     /// `budget` allows it; the clock in `budget` is passed on).
     fn ask_move(
@@ -230,13 +248,6 @@ impl ExternalEngine {
         deadline: Instant,
         budget: &Budget,
     ) -> Result<Answer, ExternalError> {
-        if game.moves().is_empty() {
-            // A new game: a child that failed gets another chance.
-            self.restarts = 0;
-            if matches!(self.state, State::Disabled) {
-                self.state = State::Idle;
-            }
-        }
         let avoid_early_pass = self.avoid_early_pass;
         let starting = !matches!(self.state, State::Running(_));
         let span = deadline.saturating_duration_since(Instant::now());
@@ -437,6 +448,23 @@ impl ExternalEngine {
     }
 }
 
+/// Whether `game` is another game than `seen`, the game of the last `genmove`, so that a
+/// child that failed gets another chance: an empty game, another board or set-up, or a game
+/// of one move that does not continue `seen` (the opponent moved first: `clear_board`, `play b
+/// E5`, `genmove w`). Taking back every move but the first and playing another counts too.
+fn starts_new_game(seen: Option<&Mirror>, game: &Game) -> bool {
+    let Some(seen) = seen else {
+        return true;
+    };
+    let now = Mirror::of(game);
+    let moves = game.moves();
+    moves.is_empty()
+        || now.size != seen.size
+        || now.setup != seen.setup
+        || now.handicap != seen.handicap
+        || (moves.len() == 1 && !moves.starts_with(&seen.moves))
+}
+
 /// Spawns `command` and greets it on a thread of its own, the whole handshake within
 /// [`HANDSHAKE_TIMEOUT`] (after it the child is killed and the start fails).
 fn start_in_background(command: &[String], name: &str) -> Result<Starting, ClientError> {
@@ -477,6 +505,7 @@ impl Player for ExternalEngine {
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
         let deadline = self.deadline(budget);
+        self.note_game(game);
         let streamed = match progress.command() {
             Some((name, line)) if progress.listening() => {
                 let (name, line) = (name.to_string(), line.to_string());
@@ -1037,6 +1066,51 @@ info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n
                 "{sent:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_new_game_is_noticed_whoever_moves_first() {
+        let game = |moves: &[&str]| {
+            let mut game = Game::new(9, Rules::default());
+            for (i, mv) in moves.iter().enumerate() {
+                let c = if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                game.play(c, Move::parse(mv, 9).unwrap()).unwrap();
+            }
+            game
+        };
+        let seen = |moves: &[&str]| {
+            let g = game(moves);
+            let mut mirror = Mirror::of(&g);
+            mirror.moves = g.moves().to_vec();
+            mirror
+        };
+        let long = seen(&["E5", "C3", "G7", "D4"]);
+        // Tengen moves first, or second after the opponent's first move.
+        assert!(starts_new_game(Some(&long), &game(&[])));
+        assert!(starts_new_game(Some(&long), &game(&["E5"])));
+        assert!(starts_new_game(Some(&seen(&["C3"])), &game(&["E5"])));
+        assert!(starts_new_game(None, &game(&["E5", "C3"])));
+        assert!(starts_new_game(
+            Some(&long),
+            &Game::new(13, Rules::default())
+        ));
+        // The same game going on (tengen played E5 and is asked for White's move too), or
+        // taken back a few moves.
+        assert!(!starts_new_game(Some(&seen(&[])), &game(&["E5"])));
+        assert!(!starts_new_game(Some(&seen(&["E5"])), &game(&["E5"])));
+        assert!(!starts_new_game(
+            Some(&seen(&["E5"])),
+            &game(&["E5", "C3", "G7"])
+        ));
+        assert!(!starts_new_game(Some(&long), &game(&["E5", "C3"])));
+        assert!(!starts_new_game(
+            Some(&long),
+            &game(&["E5", "C3", "G7", "D4", "F6"])
+        ));
     }
 
     #[test]
