@@ -5,23 +5,46 @@
 //! its stderr into our log, each line prefixed with the engine's label. Commands carry ids, so
 //! a response that arrives after its command timed out is recognised and dropped instead of
 //! being taken for the answer to the next command. Lines on stdout outside a response are logged
-//! and skipped.
+//! and skipped (one warning per response says how many).
+//!
+//! Nothing a child writes is held without bound: a line is read up to [`MAX_LINE`] bytes, a
+//! response's text up to [`MAX_RESPONSE_LINES`] lines and [`MAX_RESPONSE_BYTES`] bytes (lines
+//! outside a response count towards the next one), and the reader hands at most a few lines
+//! ahead to the client (beyond that the child waits on its pipe). A response over a limit is
+//! [`ClientError::Garbled`]; the rest of it is read and dropped.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use log::{debug, warn};
 
-/// The longest stdout line kept from a child; longer ones are cut (a runaway engine cannot make
-/// us hold gigabytes).
-const MAX_LINE: u64 = 1 << 20;
+/// The longest line read from a child; a response with a longer line is garbled (and the
+/// line is never held whole: a runaway engine cannot make us hold gigabytes).
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The most lines a response (with the stray lines before it) may have. `list_commands` of
+/// the engines we know has a few hundred; a streamed analysis is not bounded by this, only
+/// its lines are.
+pub const MAX_RESPONSE_LINES: usize = 10_000;
+
+/// The most bytes a response (with the stray lines before it) may have.
+pub const MAX_RESPONSE_BYTES: usize = 4 << 20;
+
+/// How many lines the stdout reader may have handed on that the client has not taken yet
+/// (with [`MAX_LINE`], the most memory a child's output can hold in the queue).
+const QUEUE: usize = 16;
+
+/// The longest excerpt of a child's text quoted in a log line or an error.
+const EXCERPT: usize = 100;
 
 /// How often a stream looks at its stop flag while no line arrives.
 const STREAM_POLL: Duration = Duration::from_millis(5);
@@ -55,6 +78,19 @@ pub enum ClientError {
         /// The command that was being sent.
         command: String,
     },
+    /// The answer broke a limit on its size ([`MAX_LINE`], [`MAX_RESPONSE_LINES`],
+    /// [`MAX_RESPONSE_BYTES`]); it was read and dropped.
+    Garbled {
+        /// The command answered.
+        command: String,
+        /// Which limit, in words.
+        why: String,
+    },
+    /// The deadline had passed before the command was sent (it was not sent).
+    Expired {
+        /// The command not sent.
+        command: String,
+    },
 }
 
 impl fmt::Display for ClientError {
@@ -66,7 +102,7 @@ impl fmt::Display for ClientError {
             ClientError::Spawn { program, source } => {
                 write!(f, "cannot start `{program}`: {source}")
             }
-            ClientError::Refused(text) => write!(f, "engine answered `? {text}`"),
+            ClientError::Refused(text) => write!(f, "engine answered `? {}`", excerpt(text)),
             ClientError::Timeout { command, after } => {
                 write!(
                     f,
@@ -75,6 +111,10 @@ impl fmt::Display for ClientError {
                 )
             }
             ClientError::Gone { command } => write!(f, "engine exited (while sending `{command}`)"),
+            ClientError::Garbled { command, why } => write!(f, "answered `{command}` with {why}"),
+            ClientError::Expired { command } => {
+                write!(f, "no time left to send `{command}`")
+            }
         }
     }
 }
@@ -92,20 +132,75 @@ enum Event {
 }
 
 /// One response read from the child.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 struct Response {
     /// The echoed id, if any.
     id: Option<u64>,
     /// `=` or `?`.
     success: bool,
-    /// The text after the status and id, lines joined with `\n`.
+    /// The text after the status and id, lines joined with `\n` (cut at the limits).
     text: String,
+    /// Lines and bytes read for it so far, stray lines before it included.
+    lines: usize,
+    bytes: usize,
+    /// The stray lines (outside a response) before it.
+    stray: usize,
+    /// It had a line longer than [`MAX_LINE`] (not handed on as an [`Event::Line`]).
+    long_line: bool,
+    /// It broke [`MAX_RESPONSE_LINES`] or [`MAX_RESPONSE_BYTES`] (its text is cut).
+    too_long: bool,
+}
+
+impl Response {
+    /// Why a whole response is not to be believed, if it is not.
+    fn garbled(&self) -> Option<String> {
+        let limit = if self.long_line {
+            format!("a line longer than {} KiB", MAX_LINE >> 10)
+        } else if self.too_long {
+            format!(
+                "more than {MAX_RESPONSE_LINES} lines or {} KiB",
+                MAX_RESPONSE_BYTES >> 10
+            )
+        } else {
+            return None;
+        };
+        Some(match self.stray {
+            0 => limit,
+            n => format!("{limit} (with the {n} stdout lines outside a response before it)"),
+        })
+    }
+}
+
+/// A handle that kills a child process from any thread (the one greeting it may be waiting).
+#[derive(Clone)]
+pub struct Killer(Arc<Mutex<std::process::Child>>);
+
+impl Killer {
+    fn lock(&self) -> MutexGuard<'_, std::process::Child> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Kills the process unless it has exited already, and reaps it.
+    pub fn kill(&self) {
+        let mut child = self.lock();
+        if matches!(child.try_wait(), Ok(None)) {
+            let _ = child.kill();
+        }
+        let _ = child.wait();
+    }
+
+    /// Whether the process is still running.
+    fn is_running(&self) -> bool {
+        matches!(self.lock().try_wait(), Ok(None))
+    }
 }
 
 /// A GTP engine running as a child process.
 pub struct Client {
     label: String,
-    child: Child,
+    child: Killer,
     stdin: Option<ChildStdin>,
     responses: Receiver<Event>,
     next_id: u64,
@@ -150,7 +245,7 @@ impl Client {
                 source,
             })?;
         let stdin = child.stdin.take();
-        let (tx, responses) = mpsc::channel();
+        let (tx, responses) = mpsc::sync_channel(QUEUE);
         if let Some(stdout) = child.stdout.take() {
             let label = label.to_string();
             thread::spawn(move || read_responses(stdout, &label, |r| tx.send(r).is_ok()));
@@ -161,7 +256,7 @@ impl Client {
         }
         Ok(Client {
             label: label.to_string(),
-            child,
+            child: Killer(Arc::new(Mutex::new(child))),
             stdin,
             responses,
             next_id: 1,
@@ -171,6 +266,23 @@ impl Client {
     /// The label given at start.
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// A handle that kills this child from elsewhere (while another thread greets it).
+    pub fn killer(&self) -> Killer {
+        self.child.clone()
+    }
+
+    /// Like [`Client::send`], answered by `deadline`: a deadline already past sends nothing
+    /// and is [`ClientError::Expired`].
+    pub fn send_by(&mut self, command: &str, deadline: Instant) -> Result<String, ClientError> {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(ClientError::Expired {
+                command: command.to_string(),
+            });
+        }
+        self.send(command, Some(left))
     }
 
     /// Sends `command` (one line, without id) and waits for its response, at most `timeout`
@@ -189,8 +301,15 @@ impl Client {
             let event = match deadline {
                 None => self.responses.recv().map_err(|_| gone())?,
                 Some(deadline) => {
+                    // Checked before each event: a child that writes without end must not
+                    // keep us past the deadline.
                     let left = deadline.saturating_duration_since(Instant::now());
-                    match self.responses.recv_timeout(left) {
+                    let event = if left.is_zero() {
+                        Err(RecvTimeoutError::Timeout)
+                    } else {
+                        self.responses.recv_timeout(left)
+                    };
+                    match event {
                         Ok(event) => event,
                         Err(RecvTimeoutError::Timeout) => {
                             return Err(ClientError::Timeout {
@@ -211,6 +330,12 @@ impl Client {
                         "{}: dropping a late response to command {other}",
                         self.label
                     );
+                }
+                _ if response.long_line || response.too_long => {
+                    return Err(ClientError::Garbled {
+                        command: command.to_string(),
+                        why: response.garbled().unwrap_or_default(),
+                    });
                 }
                 _ if response.success => return Ok(response.text),
                 _ => return Err(ClientError::Refused(response.text)),
@@ -262,6 +387,13 @@ impl Client {
                 Ok(Event::Line { .. }) => {}
                 Ok(Event::Done(response)) => match response.id {
                     Some(other) if other != id => {}
+                    // A stream is as long as it runs; only its lines are bounded.
+                    _ if response.long_line => {
+                        return Err(ClientError::Garbled {
+                            command: command.to_string(),
+                            why: response.garbled().unwrap_or_default(),
+                        });
+                    }
                     _ if response.success => return Ok(()),
                     _ => return Err(ClientError::Refused(response.text)),
                 },
@@ -287,7 +419,7 @@ impl Client {
 
     /// Whether the child is still running.
     pub fn is_running(&mut self) -> bool {
-        matches!(self.child.try_wait(), Ok(None))
+        self.child.is_running()
     }
 
     /// Sends `quit`, waits briefly for the child to exit, and kills it if it does not.
@@ -307,13 +439,12 @@ impl Client {
     /// Kills the child at once and reaps it.
     pub fn kill(&mut self) {
         self.stdin = None;
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.kill();
     }
 }
 
-/// How long a program may take to start and answer its handshake (a net-based engine such as
-/// KataGo loads its weights first).
+/// How long a program may take to start and answer its whole handshake (a net-based engine
+/// such as KataGo loads its weights first).
 pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// What a program said about itself in the handshake.
@@ -326,19 +457,23 @@ pub struct Greeting {
 }
 
 impl Client {
-    /// The handshake: `protocol_version`, `name`, `version`, `list_commands`, each within
+    /// The handshake: `protocol_version`, `name`, `version`, `list_commands`, all within
     /// [`HANDSHAKE_TIMEOUT`]. Only `name` must be answered (some engines speak an older GTP).
     pub fn greet(&mut self) -> Result<Greeting, ClientError> {
-        let timeout = Some(HANDSHAKE_TIMEOUT);
+        self.greet_by(Instant::now() + HANDSHAKE_TIMEOUT)
+    }
+
+    /// [`Client::greet`], finished by `deadline`.
+    pub fn greet_by(&mut self, deadline: Instant) -> Result<Greeting, ClientError> {
         let optional = |answer: Result<String, ClientError>| match answer {
             Ok(text) => Ok(text),
             Err(ClientError::Refused(_)) => Ok(String::new()),
             Err(e) => Err(e),
         };
-        optional(self.send("protocol_version", timeout))?;
-        let name = self.send("name", timeout)?;
-        let version = optional(self.send("version", timeout))?;
-        let commands = optional(self.send("list_commands", timeout))?
+        optional(self.send_by("protocol_version", deadline))?;
+        let name = self.send_by("name", deadline)?;
+        let version = optional(self.send_by("version", deadline))?;
+        let commands = optional(self.send_by("list_commands", deadline))?
             .lines()
             .map(|line| line.trim().to_string())
             .filter(|line| !line.is_empty())
@@ -354,38 +489,41 @@ impl Client {
 
 impl Drop for Client {
     fn drop(&mut self) {
-        if self.is_running() {
-            self.kill();
-        } else {
-            let _ = self.child.wait();
-        }
+        self.kill();
     }
 }
 
 /// Reads GTP responses from `stdout` and hands each line and each whole response to
-/// `deliver` until the stream ends or `deliver` returns false.
+/// `deliver` until the stream ends or `deliver` returns false. Lines outside a response are
+/// skipped, counted towards the next response's limits, and reported in one warning then.
 fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Event) -> bool) {
     let mut reader = BufReader::new(stdout);
     let mut current: Option<Response> = None;
+    // The stray lines since the last response: how many, their bytes, the first one.
+    let mut stray = Response::default();
+    let mut first_stray = String::new();
     let mut raw = Vec::new();
-    loop {
-        raw.clear();
-        match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut raw) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        if raw.last() != Some(&b'\n') && raw.len() as u64 == MAX_LINE {
-            // Skip the rest of an overlong line.
-            let mut rest = Vec::new();
-            let _ = reader.read_until(b'\n', &mut rest);
-        }
+    while let Ok(Some(long_line)) = read_line(&mut reader, &mut raw) {
         let line = String::from_utf8_lossy(&raw);
         let line = line.trim_end_matches(['\n', '\r']);
         match current.as_mut() {
-            None if line.trim().is_empty() => {}
+            None if line.trim().is_empty() && !long_line => {}
             None => match parse_status_line(line) {
-                Some(response) => {
-                    if !response.text.is_empty() {
+                Some(mut response) => {
+                    response.lines = stray.lines + 1;
+                    response.bytes = stray.bytes + raw.len();
+                    response.stray = stray.lines;
+                    response.long_line = stray.long_line || long_line;
+                    response.too_long =
+                        response.lines > MAX_RESPONSE_LINES || response.bytes > MAX_RESPONSE_BYTES;
+                    if response.long_line || response.too_long {
+                        // Its error says it all.
+                        response.text.clear();
+                    } else {
+                        report_stray(label, &stray, &first_stray);
+                    }
+                    stray = Response::default();
+                    if !response.text.is_empty() && !long_line {
                         let (id, text) = (response.id, response.text.clone());
                         if !deliver(Event::Line { id, text }) {
                             return;
@@ -393,9 +531,17 @@ fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Event)
                     }
                     current = Some(response);
                 }
-                None => warn!("{label}: ignoring stdout line outside a response: {line}"),
+                None => {
+                    if stray.lines == 0 {
+                        first_stray = excerpt(line).into_owned();
+                    }
+                    debug!("{label}: stdout line outside a response: {}", excerpt(line));
+                    stray.lines += 1;
+                    stray.bytes += raw.len();
+                    stray.long_line |= long_line;
+                }
             },
-            Some(_) if line.trim().is_empty() => {
+            Some(_) if line.trim().is_empty() && !long_line => {
                 if let Some(response) = current.take()
                     && !deliver(Event::Done(response))
                 {
@@ -403,18 +549,80 @@ fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Event)
                 }
             }
             Some(response) => {
-                response.text.push('\n');
-                response.text.push_str(line);
-                let (id, text) = (response.id, line.to_string());
-                if !deliver(Event::Line { id, text }) {
-                    return;
+                response.lines += 1;
+                response.bytes += raw.len();
+                response.long_line |= long_line;
+                response.too_long |=
+                    response.lines > MAX_RESPONSE_LINES || response.bytes > MAX_RESPONSE_BYTES;
+                if !response.too_long && !response.long_line {
+                    response.text.push('\n');
+                    response.text.push_str(line);
+                }
+                if !long_line {
+                    let (id, text) = (response.id, line.to_string());
+                    if !deliver(Event::Line { id, text }) {
+                        return;
+                    }
                 }
             }
         }
     }
+    report_stray(label, &stray, &first_stray);
     // A last response cut off by EOF still counts.
     if let Some(response) = current {
         deliver(Event::Done(response));
+    }
+}
+
+/// One warning for the `stray` lines seen outside a response, if any.
+fn report_stray(label: &str, stray: &Response, first: &str) {
+    match stray.lines {
+        0 => {}
+        1 => warn!("{label}: ignored a stdout line outside a response: {first}"),
+        n => warn!(
+            "{label}: ignored {n} stdout lines ({} bytes) outside a response; the first: {first}",
+            stray.bytes
+        ),
+    }
+}
+
+/// Reads one line into `raw` (cleared first), at most [`MAX_LINE`] bytes of it: the rest of a
+/// longer line is read and dropped. `Some(true)` for a line that was too long, `None` at the
+/// end of the stream.
+fn read_line(reader: &mut impl BufRead, raw: &mut Vec<u8>) -> io::Result<Option<bool>> {
+    raw.clear();
+    if reader.take(MAX_LINE as u64).read_until(b'\n', raw)? == 0 {
+        return Ok(None);
+    }
+    if raw.last() == Some(&b'\n') || raw.len() < MAX_LINE {
+        return Ok(Some(false));
+    }
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(Some(true));
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(end) => {
+                reader.consume(end + 1);
+                return Ok(Some(true));
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    }
+}
+
+/// The start of `text` for a log line: its first line, at most [`EXCERPT`] characters.
+pub fn excerpt(text: &str) -> Cow<'_, str> {
+    let text = text.trim();
+    let first = text.lines().next().unwrap_or("");
+    match first.char_indices().nth(EXCERPT) {
+        None if first.len() == text.len() => Cow::Borrowed(first),
+        None => Cow::Owned(format!("{} …", first.trim_end())),
+        Some((cut, _)) => Cow::Owned(format!("{} …", &first[..cut])),
     }
 }
 
@@ -429,15 +637,21 @@ fn parse_status_line(line: &str) -> Option<Response> {
     let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let id = rest[..digits].parse().ok();
     let text = rest[digits..].trim().to_string();
-    Some(Response { id, success, text })
+    Some(Response {
+        id,
+        success,
+        text,
+        ..Response::default()
+    })
 }
 
-/// Logs each stderr line of a child, prefixed with its label.
+/// Logs each stderr line of a child (at most [`MAX_LINE`] bytes of it) at debug level,
+/// prefixed with its label.
 fn drain_stderr(stderr: impl Read, label: &str) {
-    let reader = BufReader::new(stderr);
-    for line in reader.split(b'\n') {
-        let Ok(line) = line else { break };
-        debug!("{label}: {}", String::from_utf8_lossy(&line).trim_end());
+    let mut reader = BufReader::new(stderr);
+    let mut raw = Vec::new();
+    while let Ok(Some(_)) = read_line(&mut reader, &mut raw) {
+        debug!("{label}: {}", String::from_utf8_lossy(&raw).trim_end());
     }
 }
 
@@ -476,6 +690,100 @@ mod tests {
             parse("=7 pass\n"),
             vec![(Some(7), true, "pass".to_string())]
         );
+    }
+
+    fn parse_full(stdout: &[u8]) -> Vec<Response> {
+        let mut out = Vec::new();
+        read_responses(stdout, "test", |event| {
+            if let Event::Done(r) = event {
+                out.push(r);
+            }
+            true
+        });
+        out
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_whole_and_garbles_its_response() {
+        let mut stdout = b"=1 ".to_vec();
+        stdout.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        stdout.extend(b"\nmore\n\n=2 D4\n\n");
+        let got = parse_full(&stdout);
+        assert_eq!(got.len(), 2);
+        assert!(
+            got[0].long_line && got[0].text.len() < MAX_LINE,
+            "{:?}",
+            got[0].id
+        );
+        assert!(got[0].garbled().unwrap().contains("line longer"));
+        assert_eq!((got[1].id, got[1].text.as_str()), (Some(2), "D4"));
+        assert!(got[1].garbled().is_none());
+    }
+
+    #[test]
+    fn too_many_lines_garble_a_response_stray_lines_before_it_included() {
+        let mut long = "=1\n".to_string();
+        for _ in 0..MAX_RESPONSE_LINES + 5 {
+            long.push_str("line\n");
+        }
+        long.push_str("\n=2 ok\n\n");
+        let got = parse_full(long.as_bytes());
+        assert!(got[0].too_long && got[0].text.lines().count() <= MAX_RESPONSE_LINES);
+        assert!(got[1].garbled().is_none());
+        let mut stray = "noise\n".repeat(MAX_RESPONSE_LINES);
+        stray.push_str("=3 pass\n\n=4 pass\n\n");
+        let got = parse_full(stray.as_bytes());
+        let why = got[0].garbled().unwrap();
+        assert!(
+            why.contains(&format!("{MAX_RESPONSE_LINES} stdout lines")),
+            "{why}"
+        );
+        assert!(got[1].garbled().is_none(), "the count starts again");
+        // A few stray lines are only logged.
+        let got = parse_full(b"noise\nnoise\n=5 pass\n\n");
+        assert_eq!((got[0].text.as_str(), got[0].stray), ("pass", 2));
+        assert!(got[0].garbled().is_none());
+    }
+
+    #[test]
+    fn excerpts_are_one_short_line() {
+        assert_eq!(excerpt("  pass \n"), "pass");
+        assert_eq!(excerpt("a\nb"), "a …");
+        let long = "é".repeat(3 * EXCERPT);
+        assert_eq!(excerpt(&long).chars().count(), EXCERPT + 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_child_that_writes_without_end_does_not_hold_send_past_its_deadline() {
+        let mut client = shell("read line; exec yes 'no GTP at all'");
+        let started = Instant::now();
+        let answer = client.send("genmove b", Some(Duration::from_millis(300)));
+        assert!(
+            matches!(answer, Err(ClientError::Timeout { .. })),
+            "{answer:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(matches!(
+            client.send_by("name", Instant::now()),
+            Err(ClientError::Expired { .. })
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_killer_stops_a_child_another_thread_is_waiting_on() {
+        let mut client = shell("exec sleep 60");
+        let killer = client.killer();
+        let waiting = thread::spawn(move || client.greet());
+        thread::sleep(Duration::from_millis(100));
+        killer.kill();
+        let greeted = waiting.join().unwrap();
+        assert!(
+            matches!(greeted, Err(ClientError::Gone { .. })),
+            "{greeted:?}"
+        );
+        assert!(!killer.is_running());
     }
 
     #[cfg(unix)]

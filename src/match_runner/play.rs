@@ -60,7 +60,9 @@ impl Fault {
     fn from_error(error: &ClientError) -> Fault {
         match error {
             ClientError::Timeout { .. } => Fault::Timeout(error.to_string()),
-            ClientError::Refused(_) => Fault::Illegal(error.to_string()),
+            ClientError::Refused(_) | ClientError::Garbled { .. } => {
+                Fault::Illegal(error.to_string())
+            }
             _ => Fault::Crash(error.to_string()),
         }
     }

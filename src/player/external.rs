@@ -2,11 +2,19 @@
 //! [`Game`] incrementally: only new moves are sent; an undo or a switch to another line uses
 //! the child's `undo` when it lists it, else `clear_board` and a replay.
 //!
+//! One deadline per move: the move's, `min(move_timeout, clock - reserve)`
+//! ([`ExternalEngine::deadline`]). Starting the child, its handshake, syncing the position and
+//! `genmove` all fit inside it; what does not is the fallback's move.
+//!
 //! The child starts lazily, in the background: the first `genmove` that needs it waits for it
-//! only as long as that move's budget allows. A child that hangs or dies is killed and a fresh
-//! one is started in the background; after [`MAX_RESTARTS`] restarts in one game it is left
-//! alone until the next game. A child that cannot be started at all is tried again at the
-//! next game.
+//! only as long as that move's deadline allows. A start that misses that deadline goes on in
+//! the background, but no later move waits for it: each takes the child up once it is ready
+//! (and asks it when at least half the move's time is left), the fallback plays until then.
+//! A handshake not finished within [`HANDSHAKE_TIMEOUT`] fails the start: the child is killed
+//! and left alone until the next game. A child that hangs or dies is killed and a fresh one
+//! started in the background; after [`MAX_RESTARTS`] restarts in one game it is left alone
+//! until the next game. A new game is noticed whoever moves first (see
+//! [`starts_new_game`]).
 //!
 //! With `avoid_early_pass`, a pass that answers the opponent's pass while dame or ataris are
 //! left is taken back and the child is asked once more, for its analysed candidates
@@ -27,7 +35,7 @@ use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Upda
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Clock;
 use crate::game::{Game, KoRule, Rules, Scoring};
-use crate::gtp_client::{Client, ClientError, Greeting};
+use crate::gtp_client::{Client, ClientError, Greeting, HANDSHAKE_TIMEOUT, Killer, excerpt};
 
 /// Restarts of a hung or crashed child allowed in one game.
 pub const MAX_RESTARTS: u32 = 3;
@@ -35,8 +43,13 @@ pub const MAX_RESTARTS: u32 = 3;
 /// How long a child may take to end an analysis stream once asked.
 const STREAM_END_GRACE: Duration = Duration::from_secs(5);
 
-/// Commands that set up or sync a position: quick for any engine.
+/// Commands that set up or sync a position: quick for any engine. Each is bounded by this
+/// and by the move's deadline; a sync for analysis (no move's deadline) by this in all.
 const SYNC_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Below this much time left, `genmove` is not sent (no engine answers that fast, and a child
+/// that times out is restarted).
+const MIN_ASK: Duration = Duration::from_millis(50);
 
 /// Why the child gave no usable move.
 #[derive(Debug)]
@@ -49,6 +62,8 @@ pub enum ExternalError {
     StartFailed(String),
     /// It did not answer within the move's budget.
     Timeout,
+    /// The move's time ran out before it could be asked (it is kept for the next move).
+    OutOfTime,
     /// It exited or broke a pipe.
     Crashed(String),
     /// It answered something that is not a legal move here.
@@ -62,6 +77,7 @@ impl fmt::Display for ExternalError {
             ExternalError::Starting => f.write_str("still starting"),
             ExternalError::StartFailed(why) => write!(f, "cannot start: {why}"),
             ExternalError::Timeout => f.write_str("no answer in time; restarting it"),
+            ExternalError::OutOfTime => f.write_str("no time left in this move to ask it"),
             ExternalError::Crashed(why) => write!(f, "crashed ({why}); restarting it"),
             ExternalError::BadAnswer(why) => write!(f, "{why}"),
         }
@@ -122,12 +138,30 @@ impl Mirror {
     }
 }
 
+/// A child spawned and being greeted on a thread of its own.
+struct Starting {
+    /// The greeted child, or why it failed.
+    receiver: Receiver<Result<Child, ClientError>>,
+    /// Kills the child when the start is given up (until the child is taken over).
+    killer: Option<Killer>,
+    /// A move has waited for it until its deadline: later ones do not wait.
+    waited: bool,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        if let Some(killer) = self.killer.take() {
+            killer.kill();
+        }
+    }
+}
+
 /// Where the child is.
 enum State {
     /// Not started (or killed): start it when needed.
     Idle,
     /// Starting in the background.
-    Starting(Receiver<Result<Child, ClientError>>),
+    Starting(Starting),
     /// Ready.
     Running(Box<Child>),
     /// Not to be tried again before the next game.
@@ -145,6 +179,8 @@ pub struct ExternalEngine {
     describe: Option<String>,
     /// Whether a pass that would end the game too early is reconsidered.
     avoid_early_pass: bool,
+    /// The game of the last `genmove` (to notice a new one).
+    seen: Option<Mirror>,
 }
 
 impl ExternalEngine {
@@ -159,6 +195,7 @@ impl ExternalEngine {
             restarts: 0,
             describe: None,
             avoid_early_pass: true,
+            seen: None,
         }
     }
 
@@ -188,6 +225,20 @@ impl ExternalEngine {
         budget.deadline.map_or(timeout, |d| d.min(timeout))
     }
 
+    /// Notes the game of a `genmove`; at a new game a child that failed gets another chance.
+    fn note_game(&mut self, game: &Game) {
+        if starts_new_game(self.seen.as_ref(), game) {
+            self.restarts = 0;
+            if matches!(self.state, State::Disabled) {
+                debug!("{}: a new game; trying the engine again", self.name);
+                self.state = State::Idle;
+            }
+        }
+        let mut seen = Mirror::of(game);
+        seen.moves = game.moves().to_vec();
+        self.seen = Some(seen);
+    }
+
     /// Asks the child for `color`'s move in `game`, answered by `deadline` (resigning only if
     /// `budget` allows it; the clock in `budget` is passed on).
     fn ask_move(
@@ -197,15 +248,14 @@ impl ExternalEngine {
         deadline: Instant,
         budget: &Budget,
     ) -> Result<Answer, ExternalError> {
-        if game.moves().is_empty() {
-            // A new game: a child that failed gets another chance.
-            self.restarts = 0;
-            if matches!(self.state, State::Disabled) {
-                self.state = State::Idle;
-            }
-        }
         let avoid_early_pass = self.avoid_early_pass;
+        let starting = !matches!(self.state, State::Running(_));
+        let span = deadline.saturating_duration_since(Instant::now());
         let child = self.ready_child(deadline)?;
+        if starting && deadline.saturating_duration_since(Instant::now()) < span / 2 {
+            // Ready late in this move: asking it now would likely time out and kill it.
+            return Err(ExternalError::OutOfTime);
+        }
         let result = ask(child, game, color, deadline, budget).and_then(|answer| {
             let opponent_passed = game.moves().last() == Some(&(color.opponent(), Move::Pass));
             if avoid_early_pass && opponent_passed && answer == Answer::Move(Move::Pass) {
@@ -236,10 +286,20 @@ impl ExternalEngine {
         if !child.commands.contains(name) {
             return false;
         }
-        if let Err(e) = sync(child, game) {
-            warn!("{}: cannot sync for analysis: {e}", self.name);
-            self.restart();
-            return false;
+        match sync(child, game, Instant::now() + SYNC_TIMEOUT) {
+            Ok(()) => {}
+            Err(e @ ClientError::Expired { .. }) => {
+                warn!("{}: cannot sync for analysis: {e}", self.name);
+                return false;
+            }
+            Err(e) => {
+                warn!(
+                    "{}: cannot sync for analysis: {e}; restarting it",
+                    self.name
+                );
+                self.restart();
+                return false;
+            }
         }
         let mut forwarded = false;
         let result = child
@@ -287,6 +347,8 @@ impl ExternalEngine {
     fn after_answer(&mut self, result: &Result<Answer, ExternalError>) {
         match result {
             Err(ExternalError::Timeout | ExternalError::Crashed(_)) => self.restart(),
+            // What it holds is known: the sync keeps its mirror move by move.
+            Err(ExternalError::OutOfTime) => {}
             Err(_) => {
                 if let State::Running(child) = &mut self.state {
                     child.mirror = None;
@@ -296,22 +358,34 @@ impl ExternalEngine {
         }
     }
 
-    /// The running child, started (or waited for) within `deadline`.
+    /// The running child, started (or waited for) within `deadline`. Only the first move
+    /// of a start waits for it; later ones only look whether it is ready.
     fn ready_child(&mut self, deadline: Instant) -> Result<&mut Child, ExternalError> {
         if let State::Idle = self.state {
-            let Some(command) = self.command.clone() else {
+            let Some(command) = &self.command else {
                 self.state = State::Disabled;
                 return Err(ExternalError::StartFailed(format!(
                     "no engine `{}` in the config",
                     self.name
                 )));
             };
-            self.state = State::Starting(start_in_background(command, self.name.clone()));
+            match start_in_background(command, &self.name) {
+                Ok(starting) => self.state = State::Starting(starting),
+                Err(e) => {
+                    self.state = State::Disabled;
+                    return Err(ExternalError::StartFailed(e.to_string()));
+                }
+            }
         }
-        if let State::Starting(receiver) = &self.state {
-            let wait = deadline.saturating_duration_since(Instant::now());
-            match receiver.recv_timeout(wait) {
+        if let State::Starting(starting) = &mut self.state {
+            let wait = if starting.waited {
+                Duration::ZERO
+            } else {
+                deadline.saturating_duration_since(Instant::now())
+            };
+            match starting.receiver.recv_timeout(wait) {
                 Ok(Ok(child)) => {
+                    starting.killer = None;
                     info!("{}: started {}", self.name, child.describe);
                     self.describe = Some(child.describe.clone());
                     self.state = State::Running(Box::new(child));
@@ -320,7 +394,18 @@ impl ExternalEngine {
                     self.state = State::Disabled;
                     return Err(ExternalError::StartFailed(e.to_string()));
                 }
-                Err(RecvTimeoutError::Timeout) => return Err(ExternalError::Starting),
+                Err(RecvTimeoutError::Timeout) => {
+                    if !wait.is_zero() {
+                        starting.waited = true;
+                        warn!(
+                            "{}: not ready by the move's deadline; the fallback plays until it \
+                             is (it may take {} s to start)",
+                            self.name,
+                            HANDSHAKE_TIMEOUT.as_secs()
+                        );
+                    }
+                    return Err(ExternalError::Starting);
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     self.state = State::Disabled;
                     return Err(ExternalError::StartFailed(
@@ -344,7 +429,13 @@ impl ExternalEngine {
         self.restarts += 1;
         self.state = match &self.command {
             Some(command) if self.restarts <= MAX_RESTARTS => {
-                State::Starting(start_in_background(command.clone(), self.name.clone()))
+                match start_in_background(command, &self.name) {
+                    Ok(starting) => State::Starting(starting),
+                    Err(e) => {
+                        warn!("{}: cannot start it again: {e}", self.name);
+                        State::Disabled
+                    }
+                }
             }
             _ => {
                 warn!(
@@ -357,26 +448,48 @@ impl ExternalEngine {
     }
 }
 
-/// Starts `command` and greets it on a thread of its own.
-fn start_in_background(command: Vec<String>, name: String) -> Receiver<Result<Child, ClientError>> {
-    let (tx, rx) = mpsc::channel();
-    thread::spawn(move || {
-        let _ = tx.send(start(&command, &name));
-    });
-    rx
+/// Whether `game` is another game than `seen`, the game of the last `genmove`, so that a
+/// child that failed gets another chance: an empty game, another board or set-up, or a game
+/// of one move that does not continue `seen` (the opponent moved first: `clear_board`, `play b
+/// E5`, `genmove w`). Taking back every move but the first and playing another counts too.
+fn starts_new_game(seen: Option<&Mirror>, game: &Game) -> bool {
+    let Some(seen) = seen else {
+        return true;
+    };
+    let now = Mirror::of(game);
+    let moves = game.moves();
+    moves.is_empty()
+        || now.size != seen.size
+        || now.setup != seen.setup
+        || now.handicap != seen.handicap
+        || (moves.len() == 1 && !moves.starts_with(&seen.moves))
 }
 
-/// Spawns the child and greets it.
-fn start(command: &[String], name: &str) -> Result<Child, ClientError> {
+/// Spawns `command` and greets it on a thread of its own, the whole handshake within
+/// [`HANDSHAKE_TIMEOUT`] (after it the child is killed and the start fails).
+fn start_in_background(command: &[String], name: &str) -> Result<Starting, ClientError> {
     let mut client = Client::spawn_argv(command, name)?;
-    let Greeting { describe, commands } = client.greet()?;
-    Ok(Child {
-        client,
-        describe,
-        commands,
-        mirror: None,
-        rules_sent: None,
-        time_sent: None,
+    let killer = client.killer();
+    let deadline = Instant::now() + HANDSHAKE_TIMEOUT;
+    let (tx, receiver) = mpsc::channel();
+    thread::spawn(move || {
+        let started = match client.greet_by(deadline) {
+            Ok(Greeting { describe, commands }) => Ok(Child {
+                client,
+                describe,
+                commands,
+                mirror: None,
+                rules_sent: None,
+                time_sent: None,
+            }),
+            Err(e) => Err(e),
+        };
+        let _ = tx.send(started);
+    });
+    Ok(Starting {
+        receiver,
+        killer: Some(killer),
+        waited: false,
     })
 }
 
@@ -392,6 +505,7 @@ impl Player for ExternalEngine {
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
         let deadline = self.deadline(budget);
+        self.note_game(game);
         let streamed = match progress.command() {
             Some((name, line)) if progress.listening() => {
                 let (name, line) = (name.to_string(), line.to_string());
@@ -440,7 +554,7 @@ impl Player for ExternalEngine {
     }
 }
 
-/// Syncs `child` with `game` and asks it for `color`'s move.
+/// Syncs `child` with `game` and asks it for `color`'s move, all by `deadline`.
 fn ask(
     child: &mut Child,
     game: &Game,
@@ -448,15 +562,10 @@ fn ask(
     deadline: Instant,
     budget: &Budget,
 ) -> Result<Answer, ExternalError> {
-    sync(child, game).map_err(failure)?;
-    pass_on_rules(child, game.rules()).map_err(failure)?;
-    if let Some(clock) = &budget.clock {
-        pass_on_clock(child, clock, color).map_err(failure)?;
-    }
-    let left = deadline.saturating_duration_since(Instant::now());
+    prepare(child, game, color, deadline, budget)?;
     let answer = child
         .client
-        .send(&format!("genmove {color}"), Some(left))
+        .send_by(&format!("genmove {color}"), deadline)
         .map_err(failure)?;
     accept(child, game, color, &answer, budget.may_resign)
 }
@@ -472,11 +581,7 @@ fn ask_streamed(
     budget: &Budget,
     out: &mut dyn FnMut(&str) -> bool,
 ) -> Result<Answer, ExternalError> {
-    sync(child, game).map_err(failure)?;
-    pass_on_rules(child, game.rules()).map_err(failure)?;
-    if let Some(clock) = &budget.clock {
-        pass_on_clock(child, clock, color).map_err(failure)?;
-    }
+    prepare(child, game, color, deadline, budget)?;
     let mut played = None;
     let never = AtomicBool::new(false);
     child
@@ -502,6 +607,26 @@ fn ask_streamed(
     accept(child, game, color, &answer, budget.may_resign)
 }
 
+/// Brings `child` to `game`'s position, rules and clock by `deadline`, with time left to ask
+/// it for a move.
+fn prepare(
+    child: &mut Child,
+    game: &Game,
+    color: Color,
+    deadline: Instant,
+    budget: &Budget,
+) -> Result<(), ExternalError> {
+    sync(child, game, deadline).map_err(failure)?;
+    pass_on_rules(child, game.rules(), deadline).map_err(failure)?;
+    if let Some(clock) = &budget.clock {
+        pass_on_clock(child, clock, color, deadline).map_err(failure)?;
+    }
+    if deadline.saturating_duration_since(Instant::now()) < MIN_ASK {
+        return Err(ExternalError::OutOfTime);
+    }
+    Ok(())
+}
+
 /// Checks a move the child answered (and has played on its board).
 fn accept(
     child: &mut Child,
@@ -521,7 +646,10 @@ fn accept(
         };
     }
     let mv = Move::parse(answer, game.size()).map_err(|_| {
-        ExternalError::BadAnswer(format!("answered `{answer}`, which is not a move"))
+        ExternalError::BadAnswer(format!(
+            "answered `{}`, which is not a move",
+            excerpt(answer)
+        ))
     })?;
     // The child has played it on its board, legal or not.
     if let Some(mirror) = &mut child.mirror {
@@ -568,27 +696,52 @@ fn reconsider_pass(
             .join(" ")
     );
     // The child has played its pass: syncing with `game` takes it back.
-    sync(child, game).map_err(failure)?;
+    match sync(child, game, deadline) {
+        Ok(()) => {}
+        // No time to ask again: the pass stands (the next sync plays it again).
+        Err(ClientError::Expired { .. }) => return pass,
+        Err(e) => return Err(failure(e)),
+    }
     // KataGo can leave pass out of the search altogether.
     let avoid = if command.starts_with("kata-") {
         format!(" avoid {color} pass 1")
     } else {
         String::new()
     };
-    let budget = deadline.saturating_duration_since(Instant::now());
+    if deadline.saturating_duration_since(Instant::now()) < MIN_ASK {
+        return pass;
+    }
     let request = format!(
         "{command} {color} {}{avoid}",
         early_pass::REPORT_INTERVAL_CS
     );
-    let text = match child.client.send(&request, Some(budget)) {
-        Ok(text) => text,
+    // Streamed, keeping only the last report and the move: a long think is many reports.
+    let (mut report, mut played) = (String::new(), String::new());
+    let never = AtomicBool::new(false);
+    let answered = child.client.send_streaming(
+        &request,
+        &never,
+        STREAM_END_GRACE,
+        Some(deadline),
+        &mut |line| {
+            let line = line.trim();
+            if line.starts_with("play ") {
+                played = line.to_string();
+            } else if line.starts_with("info ") {
+                report = line.to_string();
+            }
+            true
+        },
+    );
+    match answered {
+        Ok(()) => {}
         Err(ClientError::Refused(why)) => {
-            debug!("`{request}` refused: {why}; keeping the pass");
+            debug!("`{request}` refused: {}; keeping the pass", excerpt(&why));
             return pass;
         }
         Err(e) => return Err(failure(e)),
-    };
-    let analysis = early_pass::Analysis::parse(&text, size);
+    }
+    let analysis = early_pass::Analysis::parse(&format!("{report}\n{played}"), size);
     match (&mut child.mirror, analysis.played) {
         (Some(mirror), Some(played)) => mirror.moves.push((color, played)),
         // What it played is not known: reset it before the next move.
@@ -601,7 +754,7 @@ fn reconsider_pass(
 
 /// Tells the child the rules when they changed: `kata-set-rules` or `kgs-rules`, whichever it
 /// lists (an engine that lists neither plays its own rules).
-fn pass_on_rules(child: &mut Child, rules: &Rules) -> Result<(), ClientError> {
+fn pass_on_rules(child: &mut Child, rules: &Rules, deadline: Instant) -> Result<(), ClientError> {
     let name = match (rules.scoring, rules.ko, rules.suicide_allowed) {
         (_, _, true) => "new_zealand",
         (Scoring::Territory, _, _) => "japanese",
@@ -620,18 +773,33 @@ fn pass_on_rules(child: &mut Child, rules: &Rules) -> Result<(), ClientError> {
     } else {
         return Ok(());
     };
-    send_once(child.rules_sent.as_ref(), &mut child.client, &command)?;
+    send_once(
+        child.rules_sent.as_ref(),
+        &mut child.client,
+        &command,
+        deadline,
+    )?;
     child.rules_sent = Some(command);
     Ok(())
 }
 
 /// Tells the child the time system when it changed, and `color`'s time left when known.
-fn pass_on_clock(child: &mut Child, clock: &Clock, color: Color) -> Result<(), ClientError> {
+fn pass_on_clock(
+    child: &mut Child,
+    clock: &Clock,
+    color: Color,
+    deadline: Instant,
+) -> Result<(), ClientError> {
     let settings = clock.gtp_settings(child.commands.contains("kgs-time_settings"));
-    send_once(child.time_sent.as_ref(), &mut child.client, &settings)?;
+    send_once(
+        child.time_sent.as_ref(),
+        &mut child.client,
+        &settings,
+        deadline,
+    )?;
     child.time_sent = Some(settings);
     if let Some(left) = clock.gtp_time_left(color) {
-        match child.client.send(&left, Some(SYNC_TIMEOUT)) {
+        match quick(&mut child.client, &left, deadline) {
             Ok(_) | Err(ClientError::Refused(_)) => {}
             Err(e) => return Err(e),
         }
@@ -641,38 +809,52 @@ fn pass_on_clock(child: &mut Child, clock: &Clock, color: Color) -> Result<(), C
 
 /// Sends `command` unless it is `sent` already; a refusal is no error (the engine keeps its
 /// own settings).
-fn send_once(sent: Option<&String>, client: &mut Client, command: &str) -> Result<(), ClientError> {
+fn send_once(
+    sent: Option<&String>,
+    client: &mut Client,
+    command: &str,
+    deadline: Instant,
+) -> Result<(), ClientError> {
     if sent.map(String::as_str) == Some(command) {
         return Ok(());
     }
-    match client.send(command, Some(SYNC_TIMEOUT)) {
+    match quick(client, command, deadline) {
         Ok(_) => Ok(()),
         Err(ClientError::Refused(why)) => {
-            debug!("`{command}` refused: {why}");
+            debug!("`{command}` refused: {}", excerpt(&why));
             Ok(())
         }
         Err(e) => Err(e),
     }
 }
 
+/// Sends a set-up command that any engine answers at once: within [`SYNC_TIMEOUT`] and by
+/// `deadline`.
+fn quick(client: &mut Client, command: &str, deadline: Instant) -> Result<String, ClientError> {
+    client.send_by(command, deadline.min(Instant::now() + SYNC_TIMEOUT))
+}
+
 /// A failed command as an [`ExternalError`].
 fn failure(e: ClientError) -> ExternalError {
     match e {
         ClientError::Timeout { .. } => ExternalError::Timeout,
+        ClientError::Expired { .. } => ExternalError::OutOfTime,
         ClientError::Refused(text) => {
-            ExternalError::BadAnswer(format!("refused a command: {text}"))
+            ExternalError::BadAnswer(format!("refused a command: {}", excerpt(&text)))
         }
+        garbled @ ClientError::Garbled { .. } => ExternalError::BadAnswer(garbled.to_string()),
         other => ExternalError::Crashed(other.to_string()),
     }
 }
 
-/// Brings the child to `game`'s position: new moves only when it holds an earlier position of
-/// the same game, `undo`s when it went down another line and lists `undo`, else a reset.
-fn sync(child: &mut Child, game: &Game) -> Result<(), ClientError> {
+/// Brings the child to `game`'s position by `deadline`: new moves only when it holds an
+/// earlier position of the same game, `undo`s when it went down another line and lists `undo`,
+/// else a reset. The mirror follows each command answered, so a sync cut short by the
+/// deadline goes on from there next time.
+fn sync(child: &mut Child, game: &Game, deadline: Instant) -> Result<(), ClientError> {
     let wanted = Mirror::of(game);
-    let timeout = Some(SYNC_TIMEOUT);
     let moves = game.moves();
-    let kept = match &child.mirror {
+    let kept = match &mut child.mirror {
         Some(mirror) if mirror.same_start(&wanted) => {
             let common = mirror
                 .moves
@@ -680,12 +862,17 @@ fn sync(child: &mut Child, game: &Game) -> Result<(), ClientError> {
                 .zip(moves)
                 .take_while(|(a, b)| a == b)
                 .count();
-            let extra = mirror.moves.len() - common;
-            if extra == 0 {
+            if mirror.moves.len() == common {
                 Some(common)
             } else if child.commands.contains("undo") {
-                let undone =
-                    (0..extra).try_for_each(|_| child.client.send("undo", timeout).map(drop));
+                let mut undone = Ok(());
+                while mirror.moves.len() > common {
+                    undone = quick(&mut child.client, "undo", deadline).map(drop);
+                    if undone.is_err() {
+                        break;
+                    }
+                    mirror.moves.pop();
+                }
                 match undone {
                     Ok(()) => Some(common),
                     Err(ClientError::Refused(_)) => None,
@@ -701,37 +888,47 @@ fn sync(child: &mut Child, game: &Game) -> Result<(), ClientError> {
         Some(kept) => kept,
         None => {
             child.mirror = None;
-            reset(&mut child.client, &wanted)?;
+            reset(&mut child.client, &wanted, deadline)?;
+            child.mirror = Some(wanted);
             0
         }
     };
-    let mut mirror = wanted;
-    mirror.moves = moves[..kept].to_vec();
-    child.mirror = None;
     for &(c, mv) in &moves[kept..] {
         let vertex = mv.to_vertex(game.size());
-        child
-            .client
-            .send(&format!("play {} {vertex}", c), timeout)?;
-        mirror.moves.push((c, mv));
+        match quick(&mut child.client, &format!("play {c} {vertex}"), deadline) {
+            Ok(_) => {
+                if let Some(mirror) = &mut child.mirror {
+                    mirror.moves.push((c, mv));
+                }
+            }
+            Err(e) => {
+                if !matches!(e, ClientError::Expired { .. }) {
+                    // Whether it played the move is not known.
+                    child.mirror = None;
+                }
+                return Err(e);
+            }
+        }
     }
-    child.mirror = Some(mirror);
     Ok(())
 }
 
-/// A fresh board with `start`'s size, komi and set-up.
-fn reset(client: &mut Client, start: &Mirror) -> Result<(), ClientError> {
-    let timeout = Some(SYNC_TIMEOUT);
-    client.send(&format!("boardsize {}", start.size), timeout)?;
-    client.send("clear_board", timeout)?;
-    client.send(&format!("komi {}", start.komi), timeout)?;
+/// A fresh board with `start`'s size, komi and set-up, by `deadline`.
+fn reset(client: &mut Client, start: &Mirror, deadline: Instant) -> Result<(), ClientError> {
+    quick(client, &format!("boardsize {}", start.size), deadline)?;
+    quick(client, "clear_board", deadline)?;
+    quick(client, &format!("komi {}", start.komi), deadline)?;
     let vertex = |p: Point| p.to_vertex(start.size);
     if start.handicap && start.setup.iter().all(|&(_, c)| c == Color::Black) {
         let points: Vec<String> = start.setup.iter().map(|&(p, _)| vertex(p)).collect();
-        client.send(&format!("set_free_handicap {}", points.join(" ")), timeout)?;
+        quick(
+            client,
+            &format!("set_free_handicap {}", points.join(" ")),
+            deadline,
+        )?;
     } else {
         for &(p, c) in &start.setup {
-            client.send(&format!("play {c} {}", vertex(p)), timeout)?;
+            quick(client, &format!("play {c} {}", vertex(p)), deadline)?;
         }
     }
     Ok(())
@@ -869,6 +1066,51 @@ info move E5 visits 4 order 2 pv E5 info move Q99 visits 8 pv Q99\\nplay pass\\n
                 "{sent:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_new_game_is_noticed_whoever_moves_first() {
+        let game = |moves: &[&str]| {
+            let mut game = Game::new(9, Rules::default());
+            for (i, mv) in moves.iter().enumerate() {
+                let c = if i % 2 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                game.play(c, Move::parse(mv, 9).unwrap()).unwrap();
+            }
+            game
+        };
+        let seen = |moves: &[&str]| {
+            let g = game(moves);
+            let mut mirror = Mirror::of(&g);
+            mirror.moves = g.moves().to_vec();
+            mirror
+        };
+        let long = seen(&["E5", "C3", "G7", "D4"]);
+        // Tengen moves first, or second after the opponent's first move.
+        assert!(starts_new_game(Some(&long), &game(&[])));
+        assert!(starts_new_game(Some(&long), &game(&["E5"])));
+        assert!(starts_new_game(Some(&seen(&["C3"])), &game(&["E5"])));
+        assert!(starts_new_game(None, &game(&["E5", "C3"])));
+        assert!(starts_new_game(
+            Some(&long),
+            &Game::new(13, Rules::default())
+        ));
+        // The same game going on (tengen played E5 and is asked for White's move too), or
+        // taken back a few moves.
+        assert!(!starts_new_game(Some(&seen(&[])), &game(&["E5"])));
+        assert!(!starts_new_game(Some(&seen(&["E5"])), &game(&["E5"])));
+        assert!(!starts_new_game(
+            Some(&seen(&["E5"])),
+            &game(&["E5", "C3", "G7"])
+        ));
+        assert!(!starts_new_game(Some(&long), &game(&["E5", "C3"])));
+        assert!(!starts_new_game(
+            Some(&long),
+            &game(&["E5", "C3", "G7", "D4", "F6"])
+        ));
     }
 
     #[test]

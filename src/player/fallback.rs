@@ -110,6 +110,11 @@ fn log_failure(error: &PlayerError, last: bool) {
             name,
             error: ExternalError::Starting,
         } => debug!("{name}: still starting; {next}"),
+        // A child ready late in a move: it plays the next one.
+        PlayerError::Engine {
+            name,
+            error: ExternalError::OutOfTime,
+        } => debug!("{name}: no time left to ask it; {next}"),
         e => warn!("{e}; {next}"),
     }
 }
