@@ -209,16 +209,6 @@ impl ExternalEngine {
         self
     }
 
-    /// The engine's name in the config.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The most one move may take.
-    pub fn move_timeout(&self) -> Duration {
-        self.move_timeout
-    }
-
     /// When a move is due: the budget's deadline or the move timeout, whichever comes first.
     fn deadline(&self, budget: &Budget) -> Instant {
         let timeout = Instant::now() + self.move_timeout;
