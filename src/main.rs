@@ -147,9 +147,13 @@ struct MatchArgs {
     /// (e.g. "gnugo --mode gtp --chinese-rules").
     #[arg(long, value_name = "CMD")]
     referee: Option<String>,
-    /// An SGF file or a directory of them: each pair of games starts from one opening.
+    /// An SGF file or a directory of them: each pair of games starts from one opening (its
+    /// setup stones, then its first --opening-moves moves up to a pass).
     #[arg(long, value_name = "FILE|DIR")]
     openings: Option<PathBuf>,
+    /// Moves of each --openings record played before the engines take over.
+    #[arg(long, value_name = "N", default_value_t = 6, requires = "openings")]
+    opening_moves: usize,
     /// Time control: main time plus Canadian byo-yomi, in seconds (e.g. 60+10/5, or 300).
     #[arg(long, value_name = "MAIN+BYO/STONES", value_parser = TimeControl::parse)]
     time: Option<TimeControl>,
@@ -293,6 +297,7 @@ fn run_match(args: MatchArgs) -> ExitCode {
         max_moves: args.max_moves,
         referee: args.referee,
         openings: args.openings,
+        opening_moves: args.opening_moves,
         time: args.time,
         move_timeout: Duration::from_secs_f64(args.move_timeout),
         sprt: args.sprt,

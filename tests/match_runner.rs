@@ -247,6 +247,47 @@ fn openings_start_each_pair_of_games_and_the_sprt_can_stop_early() {
 }
 
 #[test]
+fn an_opening_is_its_setup_stones_and_first_moves_never_a_finished_game() {
+    let dir = scratch_dir("match-opening-moves");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Setup stones, then a whole game that ends with two passes.
+    std::fs::write(
+        dir.join("finished.sgf"),
+        "(;SZ[9]AB[cc]AW[gg];B[ee];W[ce];B[ec];W[eg];B[ge];W[];B[])",
+    )
+    .unwrap();
+    let sgf_dir = dir.join("games");
+    let report = json_match(&[
+        "--black",
+        &tengen_level("medium"),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "1",
+        "--openings",
+        dir.join("finished.sgf").to_str().unwrap(),
+        "--opening-moves",
+        "3",
+        "--sgf-dir",
+        sgf_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(report["games"].as_array().unwrap().len(), 1);
+    let text = std::fs::read_to_string(sgf_dir.join("game-0001.sgf")).unwrap();
+    let game = sgf::load_game(&text, None, Rules::chinese(7.0)).unwrap();
+    let opening: Vec<String> = game.moves()[..5]
+        .iter()
+        .map(|(c, mv)| format!("{c} {}", mv.to_vertex(9)))
+        .collect();
+    // The two setup stones, then three moves; the engines played on from there.
+    assert_eq!(
+        opening,
+        ["black C7", "white G3", "black E5", "white C5", "black E7"]
+    );
+    // Replayed whole, the record would end the game at its two passes, move 9.
+    assert!(game.moves().len() > 9, "{text}");
+}
+
+#[test]
 fn handicap_games_start_from_the_fixed_stones_with_white_to_move() {
     let dir = scratch_dir("match-handicap");
     let report = json_match(&[

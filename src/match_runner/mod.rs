@@ -59,6 +59,8 @@ pub struct MatchOptions {
     pub referee: Option<String>,
     /// An SGF file, or a directory of them, with openings to start games from.
     pub openings: Option<PathBuf>,
+    /// Moves of each opening record played (after its setup stones); the rest is dropped.
+    pub opening_moves: usize,
     /// The time control, if any.
     pub time: Option<TimeControl>,
     /// How long a move may take when there is no time control.
@@ -430,8 +432,20 @@ fn load_opening(file: &Path, options: &MatchOptions) -> Result<Vec<(Color, Move)
             options.size
         )));
     }
-    if game.initial_board().empty_count() != options.size * options.size {
-        return Err(bad("setup stones are not supported: use moves".into()));
-    }
-    Ok(game.moves().to_vec())
+    // Setup stones are played first, Black's then White's (GTP has no setup command), then
+    // the record's first moves up to its first pass: a finished record's end is not an opening.
+    let board = game.initial_board();
+    let setup = [Color::Black, Color::White].into_iter().flat_map(|c| {
+        board
+            .points()
+            .filter(move |&p| board.color_at(p) == Some(c))
+            .map(move |p| (c, Move::Play(p)))
+    });
+    let moves = game
+        .moves()
+        .iter()
+        .copied()
+        .take_while(|&(_, mv)| mv != Move::Pass)
+        .take(options.opening_moves);
+    Ok(setup.chain(moves).collect())
 }
