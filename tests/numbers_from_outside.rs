@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{Gtp, tengen_path};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::Gtp;
 
 /// Every clock time above a day (or not finite) is `? syntax error`, the clock is left as it
 /// was, and the next genmove answers with a move.
@@ -44,6 +47,69 @@ fn clock_times_are_at_most_a_day() {
     ] {
         engine.ok(command);
         engine.ok("genmove b");
+    }
+    assert_eq!(engine.quit(), Some(0));
+}
+
+/// A scratch directory of this test process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("numbers-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `loadsgf` refuses a komi beyond 1000, a FIFO (without blocking), a file over 4 MiB and trees
+/// over its bounds, with `? cannot load file`, and the game stays as it was.
+#[test]
+fn loadsgf_is_bounded() {
+    let dir = scratch("sgf");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let fifo = dir.join("fifo.sgf");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    let mut files = vec![
+        write("komi.sgf", "(;SZ[9]KM[1e308];B[ee])"),
+        write("komi-nan.sgf", "(;SZ[9]KM[nan];B[ee])"),
+        write(
+            "large.sgf",
+            &format!("(;SZ[9]C[{}];B[ee])", "x".repeat(5 << 20)),
+        ),
+        write(
+            "comment.sgf",
+            &format!("(;SZ[9]C[{}];B[ee])", "x".repeat(300_000)),
+        ),
+        write(
+            "variations.sgf",
+            &format!("(;SZ[9]{})", "(;B[ee])".repeat(20_000)),
+        ),
+        write(
+            "nodes.sgf",
+            &format!(
+                "(;SZ[9]{})",
+                format!("(;B[ee]{})", ";W[cc];B[dd]".repeat(12)).repeat(5_000)
+            ),
+        ),
+        dir.clone(),
+    ];
+    if made.is_ok_and(|s| s.success()) {
+        files.push(fifo);
+    }
+    let good = write("good.sgf", "(;SZ[9]KM[1000];B[ee])");
+    let mut engine = Gtp::tengen("easy");
+    engine.ok(&format!("loadsgf {}", good.display()));
+    assert_eq!(engine.ok("final_score"), "W+919");
+    for file in &files {
+        assert_eq!(
+            engine.send(&format!("loadsgf {}", file.display())),
+            Err("cannot load file".into()),
+            "{}",
+            file.display()
+        );
+        assert_eq!(engine.ok("final_score"), "W+919", "{}", file.display());
     }
     assert_eq!(engine.quit(), Some(0));
 }

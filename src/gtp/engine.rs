@@ -18,7 +18,9 @@ use super::sink::Sink;
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::game::clock::{Clock, Seconds, TimeSystem};
 use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
-use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
+use crate::game::{
+    Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
+};
 use crate::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
 use crate::search::time_for_move;
 use crate::sgf;
@@ -356,10 +358,11 @@ impl Engine {
         let [komi] = args else {
             return Err(GtpError::Syntax);
         };
-        let komi: f64 = komi.parse().map_err(|_| GtpError::Syntax)?;
-        if !komi.is_finite() || komi.abs() > 1000.0 {
-            return Err(GtpError::Syntax);
-        }
+        let komi = komi
+            .parse()
+            .ok()
+            .and_then(checked_komi)
+            .ok_or(GtpError::Syntax)?;
         self.game.set_komi(komi);
         Ok(String::new())
     }
