@@ -4,10 +4,11 @@
 
 mod common;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use common::Gtp;
+use common::{Gtp, tengen_path};
 
 /// Every clock time above a day (or not finite) is `? syntax error`, the clock is left as it
 /// was, and the next genmove answers with a move.
@@ -57,6 +58,122 @@ fn scratch(name: &str) -> PathBuf {
         .join(format!("numbers-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// Runs tengen with `args` and `input` on stdin; (exit code, stdout, stderr).
+fn run(args: &[&str], input: &str, env_remove: &[&str]) -> (Option<i32>, String, String) {
+    let mut command = Command::new(tengen_path());
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for var in env_remove {
+        command.env_remove(var);
+    }
+    let mut child = command.spawn().unwrap();
+    // tengen may exit before it reads its input (a bad argument): a broken pipe is fine.
+    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A malformed engines.toml value: exit 2, one stderr line naming the key and its line.
+#[test]
+fn config_values_out_of_range_name_the_key_and_line() {
+    let dir = scratch("config");
+    // The offending key is the level's last line: the file's line 3 + the level's lines.
+    let cases = [
+        ("player = \"mcts\"\nmax_nodes = 100000000000\n", "max_nodes"),
+        ("player = \"mcts\"\nthreads = 100000\n", "threads"),
+        ("player = \"mcts\"\nplayouts = -5\n", "playouts"),
+        ("player = \"mcts\"\nexploration = inf\n", "exploration"),
+        ("player = \"mcts\"\nhandicap_komi = inf\n", "handicap_komi"),
+        (
+            "player = \"mcts\"\nrave_equivalence = 0.0\n",
+            "rave_equivalence",
+        ),
+        (
+            "player = \"mcts\"\nresign_threshold = 1.5\n",
+            "resign_threshold",
+        ),
+        (
+            "player = \"external\"\nengine = \"k\"\nmove_timeout_ms = 0\n",
+            "move_timeout_ms",
+        ),
+        ("player = \"external\"\nengine = \"nope\"\n", "engine"),
+    ];
+    for (i, (level, key)) in cases.iter().enumerate() {
+        let line = 3 + level.lines().count();
+        let path = dir.join(format!("engines-{i}.toml"));
+        let text = format!("# a comment\n\n[levels.x]\n{level}[engines.k]\ncommand = [\"sh\"]\n");
+        std::fs::write(&path, &text).unwrap();
+        let (code, stdout, stderr) = run(
+            &["gtp", "--config", path.to_str().unwrap(), "--level", "x"],
+            "quit\n",
+            &[],
+        );
+        assert_eq!(code, Some(2), "{text}: {stderr}");
+        assert!(stdout.is_empty(), "{stdout}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(&format!("levels.x.{key}: "))
+                && stderr.contains(&format!("(line {line})")),
+            "{text}: {stderr}"
+        );
+    }
+}
+
+/// `${VAR}` unset in the command of an engine that the chosen level runs is an error at start
+/// naming the variable; under `only_if_present = true` it means "not present", and the shipped
+/// `hard` level plays as `mcts` without KataGo's variables.
+#[test]
+fn unset_variables_are_reported_at_start() {
+    let dir = scratch("vars");
+    let path = dir.join("engines.toml");
+    std::fs::write(
+        &path,
+        "[engines.k]\ncommand = [\"sh\", \"${TENGEN_TEST_SURELY_UNSET}\"]\n\
+         [levels.x]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
+         [levels.y]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
+         only_if_present = true\n",
+    )
+    .unwrap();
+    let config = path.to_str().unwrap();
+    let (code, _, stderr) = run(&["gtp", "--config", config, "--level", "x"], "", &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("engines.k.command: ${TENGEN_TEST_SURELY_UNSET} is not set")
+            && stderr.contains("(line 2)"),
+        "{stderr}"
+    );
+    let (code, stdout, stderr) = run(
+        &["gtp", "--config", config, "--level", "y"],
+        "boardsize 9\ngenmove b\nquit\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("= \n\n= "), "{stdout}");
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/engines.toml");
+    let (code, stdout, stderr) = run(
+        &[
+            "gtp",
+            "--config",
+            shipped,
+            "--level",
+            "hard",
+            "--playouts",
+            "50",
+        ],
+        "boardsize 9\ngenmove b\nquit\n",
+        &["KATAGO_MODEL", "KATAGO_CONFIG"],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("= \n\n= "), "{stdout}");
 }
 
 /// `loadsgf` refuses a komi beyond 1000, a FIFO (without blocking), a file over 4 MiB and trees
