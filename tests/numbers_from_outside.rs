@@ -82,6 +82,87 @@ fn run(args: &[&str], input: &str, env_remove: &[&str]) -> (Option<i32>, String,
     )
 }
 
+/// Every number of an analysis query is checked: out of range is an error reply naming the
+/// query's id and the field, the engine answers the next query and exits 0 at EOF.
+#[test]
+fn analysis_queries_are_checked_field_by_field() {
+    let query = |extra: &str| {
+        format!(
+            "{{\"id\":\"q\",\"rules\":\"chinese\",\"boardXSize\":9,\"boardYSize\":9,\
+             \"moves\":[],\"maxVisits\":20{extra}}}\n"
+        )
+    };
+    let bad = [
+        (
+            ",\"reportDuringSearchEvery\":1e300",
+            "reportDuringSearchEvery",
+        ),
+        (",\"reportDuringSearchEvery\":-1", "reportDuringSearchEvery"),
+        (",\"komi\":1e308", "komi"),
+        (",\"maxVisits\":1e300", "maxVisits"),
+        (",\"maxVisits\":0", "maxVisits"),
+        (",\"priority\":1e300", "priority"),
+        (",\"analyzeTurns\":[-1]", "analyzeTurns[0]"),
+        (",\"overrideSettings\":{\"maxTime\":1e300}", "maxTime"),
+        (",\"overrideSettings\":{\"maxVisits\":-3}", "maxVisits"),
+        (",\"boardXSize\":1e300", "boardXSize"),
+    ];
+    let mut input: String = bad.iter().map(|(extra, _)| query(extra)).collect();
+    input.push_str(&query(""));
+    let (code, stdout, stderr) = run(
+        &["analysis", "-override-config", "numAnalysisThreads=1"],
+        &input,
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let replies: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(replies.len(), bad.len() + 1, "{stdout}");
+    for ((extra, field), reply) in bad.iter().zip(&replies) {
+        assert_eq!(reply["id"], "q", "{extra}: {reply}");
+        assert!(reply["error"].is_string(), "{extra}: {reply}");
+        assert!(
+            reply["field"].as_str().is_some_and(|f| f.ends_with(field)),
+            "{extra}: {reply}"
+        );
+    }
+    assert_eq!(replies[bad.len()]["isDuringSearch"], false);
+}
+
+/// Thread counts above 4 a core are lowered, not spawned; an endless line is refused without
+/// being held.
+#[test]
+fn analysis_threads_and_lines_are_bounded() {
+    let line = "x".repeat(3 << 20);
+    let query = "{\"id\":\"q\",\"rules\":\"chinese\",\"boardXSize\":9,\"boardYSize\":9,\
+                 \"moves\":[],\"maxVisits\":10}";
+    let (code, stdout, stderr) = run(
+        &[
+            "analysis",
+            "-override-config",
+            "numAnalysisThreads=100000,numSearchThreads=100000",
+        ],
+        &format!("{line}\n{query}\n"),
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("numAnalysisThreads = 100000: more than"),
+        "{stderr}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines[0].contains("longer than"), "{}", lines[0]);
+    assert!(
+        lines[1].contains("\"isDuringSearch\":false"),
+        "{}",
+        lines[1]
+    );
+}
+
 /// A malformed engines.toml value: exit 2, one stderr line naming the key and its line.
 #[test]
 fn config_values_out_of_range_name_the_key_and_line() {
