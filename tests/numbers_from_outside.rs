@@ -311,3 +311,46 @@ fn loadsgf_is_bounded() {
     }
     assert_eq!(engine.quit(), Some(0));
 }
+
+/// Numbers on the command line are checked by clap: exit 2 with a message, never a panic.
+#[test]
+fn command_line_numbers_are_bounded() {
+    for args in [
+        &["bench", "--seconds", "1e300"][..],
+        &["bench", "--seconds", "nan"],
+        &["bench", "--threads", "100000"],
+        &["gtp", "--threads", "100000"],
+        &["gtp", "--playouts", "0"],
+        &["gtp", "--playouts", "100000000000"],
+        &["match", "--black", "x", "--white", "y", "--komi", "nan"],
+        &["match", "--black", "x", "--white", "y", "--komi", "1e308"],
+        &[
+            "match",
+            "--black",
+            "x",
+            "--white",
+            "y",
+            "--move-timeout",
+            "1e300",
+        ],
+        &["match", "--black", "x", "--white", "y", "--time", "1e300"],
+        &[
+            "match",
+            "--black",
+            "x",
+            "--white",
+            "y",
+            "--concurrency",
+            "100000",
+        ],
+        &["regress", "--timeout", "inf", "x.tst"],
+    ] {
+        let (code, stdout, stderr) = run(args, "", &[]);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(
+            stderr.contains("invalid value") && !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
