@@ -13,6 +13,7 @@ use serde::Serialize;
 use crate::board::Move;
 use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
+use crate::game::clock::Seconds;
 use crate::game::{Game, Rules};
 use crate::player::plain_move;
 use crate::search::{self, Budget, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
@@ -50,7 +51,7 @@ pub struct BenchOptions {
     pub position: Option<PathBuf>,
     /// Playouts per measurement; `None`: as many as fit in `seconds`.
     pub playouts: Option<u64>,
-    /// Duration of a time-bounded measurement.
+    /// Seconds of a time-bounded measurement (10 ms to a day; outside that, the nearer end).
     pub seconds: f64,
     /// JSON lines instead of text.
     pub json: bool,
@@ -176,9 +177,19 @@ fn midgame(size: usize) -> Game {
     game
 }
 
+/// The time of a time-bounded measurement: `seconds` kept from 10 ms to a day.
+fn time_limit(options: &BenchOptions) -> Duration {
+    let seconds = if options.seconds.is_nan() {
+        0.0
+    } else {
+        options.seconds
+    };
+    Duration::from_secs_f64(seconds.clamp(0.01, Seconds::MAX))
+}
+
 /// Runs `body` until the playout budget or the time is spent; returns (calls, seconds).
 fn measure(options: &BenchOptions, mut body: impl FnMut()) -> (u64, f64) {
-    let limit = Duration::from_secs_f64(options.seconds.max(0.01));
+    let limit = time_limit(options);
     let start = Instant::now();
     let mut done = 0u64;
     while options
@@ -261,7 +272,7 @@ fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Me
         deadline: options
             .playouts
             .is_none()
-            .then(|| Instant::now() + Duration::from_secs_f64(options.seconds.max(0.01))),
+            .then(|| Instant::now() + time_limit(options)),
         ..Budget::default()
     };
     player.choose(game, game.to_move(), &budget);

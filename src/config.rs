@@ -25,9 +25,9 @@ pub const ANALYST_LEVEL: &str = "mcts";
 /// The level played when neither the file nor the command line names one.
 const BUILTIN_DEFAULT_LEVEL: &str = "medium";
 
-/// What plays at a level.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(tag = "player", rename_all = "lowercase", deny_unknown_fields)]
+/// What plays at a level: a `[levels.NAME]` table, whose `player` key names the variant and
+/// whose other keys are the variant's (read by [`LevelConfig::from_table`]).
+#[derive(Debug, Clone, PartialEq)]
 pub enum LevelConfig {
     /// Uniformly random legal moves that don't fill own eyes (the easy level).
     Random {
@@ -41,25 +41,50 @@ pub enum LevelConfig {
     },
     /// tengen's own Monte Carlo tree search (the `mcts` level, and `hard` without KataGo).
     Mcts(SearchSettings),
-    /// Another GTP engine (KataGo, GNU Go, Leela Zero) run as a child process, with tengen's
-    /// own levels as fallback when it is missing, slow, crashes or answers nonsense.
-    External {
-        /// The `[engines.NAME]` that plays.
-        engine: String,
-        /// Levels that answer instead, in order (the first one that has time for it).
-        #[serde(default)]
-        fallback: Vec<String>,
-        /// How long the engine may think about one move (default 10,000 ms).
-        move_timeout_ms: Option<u64>,
-        /// Whether a pass answering a pass is reconsidered while dame or ataris are left
-        /// (default on).
-        avoid_early_pass: Option<bool>,
-        /// When the engine is not present at start-up (its program not found, an argument
-        /// empty or a path in it missing), the level simply is its first fallback, with no
-        /// child and no warnings (default off).
-        only_if_present: Option<bool>,
-    },
+    /// Another GTP engine run as a child process, with tengen's own levels as fallback.
+    External(ExternalLevel),
 }
+
+/// The `player` of a level.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum PlayerKind {
+    Random,
+    Heuristic,
+    Mcts,
+    External,
+}
+
+/// The keys of a `random` or `heuristic` level.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Seeded {
+    seed: Option<u64>,
+}
+
+/// A level played by another GTP engine (KataGo, GNU Go, Leela Zero) run as a child process,
+/// with tengen's own levels as fallback when it is missing, slow, crashes or answers nonsense.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExternalLevel {
+    /// The `[engines.NAME]` that plays.
+    pub engine: String,
+    /// Levels that answer instead, in order (the first one that has time for it).
+    #[serde(default)]
+    pub fallback: Vec<String>,
+    /// How long the engine may think about one move (default 10,000 ms; 1 ms to a day).
+    pub move_timeout_ms: Option<u64>,
+    /// Whether a pass answering a pass is reconsidered while dame or ataris are left
+    /// (default on).
+    pub avoid_early_pass: Option<bool>,
+    /// When the engine is not present at start-up (its program not found, an argument
+    /// empty or a path in it missing), the level simply is its first fallback, with no
+    /// child and no warnings (default off).
+    pub only_if_present: Option<bool>,
+}
+
+/// The most `move_timeout_ms`: a day, the longest clock time tengen takes.
+const MAX_MOVE_TIMEOUT_MS: u64 = 86_400_000;
 
 /// An external engine: `[engines.NAME]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -73,17 +98,17 @@ pub struct EngineConfig {
 impl LevelConfig {
     /// A fresh player for this level; `config` resolves external engines and fallback levels.
     pub fn build(&self, config: &Config) -> Box<dyn Player> {
-        match *self {
-            LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
-            LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
-            LevelConfig::Mcts(ref settings) => Box::new(MctsPlayer::new(settings.clone())),
-            LevelConfig::External {
-                ref engine,
-                ref fallback,
+        match self {
+            &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
+            &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
+            LevelConfig::Mcts(settings) => Box::new(MctsPlayer::new(settings.clone())),
+            LevelConfig::External(ExternalLevel {
+                engine,
+                fallback,
                 move_timeout_ms,
                 avoid_early_pass,
                 only_if_present: _,
-            } => {
+            }) => {
                 let command = config
                     .engines
                     .get(engine)
@@ -118,12 +143,12 @@ impl LevelConfig {
         let mut level = self;
         // Config loading rejects cycles; the bound only guards against a config built by hand.
         for _ in 0..config.levels.len() {
-            let LevelConfig::External {
+            let LevelConfig::External(ExternalLevel {
                 engine,
                 fallback,
                 only_if_present: Some(true),
                 ..
-            } = level
+            }) = level
             else {
                 break;
             };
@@ -137,6 +162,48 @@ impl LevelConfig {
             }
         }
         level
+    }
+
+    /// The level a `[levels.NAME]` table describes, its values checked; on failure, the key at
+    /// fault (a path under the table, empty for the table itself) and what is wrong.
+    fn from_table(mut table: toml::Table) -> Result<LevelConfig, (String, String)> {
+        fn read<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T, (String, String)> {
+            serde_path_to_error::deserialize(table).map_err(|e| {
+                let key = e.path().to_string();
+                let key = if key == "." { String::new() } else { key };
+                (key, e.inner().message().trim().replace('\n', " "))
+            })
+        }
+        let kind: PlayerKind = match table.remove("player") {
+            Some(player) => player
+                .try_into()
+                .map_err(|e: toml::de::Error| ("player".to_string(), e.message().to_string()))?,
+            None => return Err((String::new(), "missing field `player`".to_string())),
+        };
+        let bad = |key: &str, why: String| Err((key.to_string(), why));
+        match kind {
+            PlayerKind::Random => read(table).map(|Seeded { seed }| LevelConfig::Random { seed }),
+            PlayerKind::Heuristic => {
+                read(table).map(|Seeded { seed }| LevelConfig::Heuristic { seed })
+            }
+            PlayerKind::Mcts => {
+                let settings: SearchSettings = read(table)?;
+                match settings.validate() {
+                    Ok(()) => Ok(LevelConfig::Mcts(settings)),
+                    Err((key, why)) => bad(key, why),
+                }
+            }
+            PlayerKind::External => {
+                let level: ExternalLevel = read(table)?;
+                match level.move_timeout_ms {
+                    Some(ms) if !(1..=MAX_MOVE_TIMEOUT_MS).contains(&ms) => bad(
+                        "move_timeout_ms",
+                        format!("must be from 1 to {MAX_MOVE_TIMEOUT_MS} (a day), not {ms}"),
+                    ),
+                    _ => Ok(LevelConfig::External(level)),
+                }
+            }
+        }
     }
 
     /// This level with the command line's `--playouts` and `--threads` in force (they apply to
@@ -161,8 +228,9 @@ impl LevelConfig {
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     default_level: Option<String>,
+    /// Each level's table, read by [`LevelConfig::from_table`].
     #[serde(default)]
-    levels: BTreeMap<String, LevelConfig>,
+    levels: BTreeMap<String, toml::Table>,
     #[serde(default)]
     engines: BTreeMap<String, EngineConfig>,
 }
@@ -178,6 +246,9 @@ pub struct Config {
     pub levels: BTreeMap<String, LevelConfig>,
     /// External engines by name.
     pub engines: BTreeMap<String, EngineConfig>,
+    /// The engines whose command names an unset `${VAR}` (when the file was read), with the
+    /// error a level that runs one is refused with.
+    unset: BTreeMap<String, ConfigError>,
 }
 
 /// A configuration that cannot be used; `Display` is the one line the user reads.
@@ -205,6 +276,7 @@ impl Default for Config {
             default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
             levels,
             engines: BTreeMap::new(),
+            unset: BTreeMap::new(),
         }
     }
 }
@@ -232,6 +304,14 @@ impl Config {
         let name = path.display();
         let deserializer = toml::de::Deserializer::parse(text)
             .map_err(|e| ConfigError(format!("{name}: {}", one_line(&e, text))))?;
+        // One line naming the key and where it is written.
+        let error = |key: &str, why: &str| {
+            let why = why.trim().replace('\n', " ");
+            ConfigError(match line_of(text, key) {
+                Some(line) => format!("{name}: {key}: {why} (line {line})"),
+                None => format!("{name}: {key}: {why}"),
+            })
+        };
         let file: ConfigFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let key = e.path().to_string();
             ConfigError(format!("{name}: {key}: {}", one_line(e.inner(), text)))
@@ -240,18 +320,35 @@ impl Config {
             source: Some(path.to_path_buf()),
             ..Config::default()
         };
-        config.levels.extend(file.levels);
+        for (level, table) in file.levels {
+            let parsed = LevelConfig::from_table(table).map_err(|(key, why)| {
+                let key = match key.as_str() {
+                    "" => format!("levels.{level}"),
+                    key => format!("levels.{level}.{key}"),
+                };
+                error(&key, &why)
+            })?;
+            config.levels.insert(level, parsed);
+        }
         config.engines.extend(file.engines);
-        config.check_external_levels()?;
+        config
+            .check_external_levels()
+            .map_err(|(key, why)| error(&key, &why))?;
+        config.unset = config
+            .unset_variables()
+            .into_iter()
+            .map(|(engine, (key, why))| (engine, error(&key, &why)))
+            .collect();
         if let Some(level) = file.default_level {
             config.default_level = level;
         }
         if !config.levels.contains_key(&config.default_level) {
-            return Err(ConfigError(format!(
-                "{name}: default_level: no level named `{}` (levels: {})",
+            let why = format!(
+                "no level named `{}` (levels: {})",
                 config.default_level,
                 config.level_names()
-            )));
+            );
+            return Err(error("default_level", &why));
         }
         Ok(config)
     }
@@ -282,8 +379,10 @@ impl Config {
         ))
     }
 
-    /// The level called `name`.
+    /// The level called `name`, when it exists and the engines it may play through have every
+    /// `${VAR}` of their command set.
     pub fn level(&self, name: &str) -> Result<&LevelConfig, ConfigError> {
+        self.check_variables(name)?;
         self.levels.get(name).ok_or_else(|| {
             let from = self
                 .source
@@ -297,36 +396,40 @@ impl Config {
     }
 
     /// Every external level names an engine that exists, fallback levels that exist, and no
-    /// chain of fallbacks leads back to a level already in it.
-    fn check_external_levels(&self) -> Result<(), ConfigError> {
-        let name = self
-            .source
-            .as_ref()
-            .map_or("built-in levels".to_string(), |p| p.display().to_string());
+    /// chain of fallbacks leads back to a level already in it; every engine has a command. On
+    /// failure, the key at fault and what is wrong.
+    fn check_external_levels(&self) -> Result<(), (String, String)> {
         for (level, config) in &self.levels {
-            let LevelConfig::External {
+            let LevelConfig::External(ExternalLevel {
                 engine, fallback, ..
-            } = config
+            }) = config
             else {
                 continue;
             };
             if !self.engines.contains_key(engine) {
-                return Err(ConfigError(format!(
-                    "{name}: levels.{level}.engine: no engine named `{engine}` (add [engines.{engine}] with a command)"
-                )));
+                return Err((
+                    format!("levels.{level}.engine"),
+                    format!("no engine named `{engine}` (add [engines.{engine}] with a command)"),
+                ));
             }
             if let Some(missing) = fallback.iter().find(|f| !self.levels.contains_key(*f)) {
-                return Err(ConfigError(format!(
-                    "{name}: levels.{level}.fallback: no level named `{missing}` (levels: {})",
-                    self.level_names()
-                )));
+                return Err((
+                    format!("levels.{level}.fallback"),
+                    format!(
+                        "no level named `{missing}` (levels: {})",
+                        self.level_names()
+                    ),
+                ));
             }
             self.check_no_cycle(&mut vec![level.as_str()])
                 .map_err(|chain| {
-                    ConfigError(format!(
-                        "{name}: levels.{level}.fallback: the chain {} leads back to a level already in it",
-                        chain.join(" -> ")
-                    ))
+                    (
+                        format!("levels.{level}.fallback"),
+                        format!(
+                            "the chain {} leads back to a level already in it",
+                            chain.join(" -> ")
+                        ),
+                    )
                 })?;
         }
         for (engine, config) in &self.engines {
@@ -335,17 +438,77 @@ impl Config {
                 .first()
                 .is_none_or(|program| program.trim().is_empty())
             {
-                return Err(ConfigError(format!(
-                    "{name}: engines.{engine}.command: empty (give the program and its arguments)"
-                )));
+                return Err((
+                    format!("engines.{engine}.command"),
+                    "empty (give the program and its arguments)".to_string(),
+                ));
             }
+        }
+        Ok(())
+    }
+
+    /// The engines whose command names a `${VAR}` that is not set (or empty) here: the key and
+    /// the problem, by engine.
+    fn unset_variables(&self) -> BTreeMap<String, (String, String)> {
+        let mut unset = BTreeMap::new();
+        for (engine, config) in &self.engines {
+            let mut missing = Vec::new();
+            for arg in &config.command {
+                expand_vars(arg, |var| {
+                    let value = std::env::var(var).ok().filter(|v| !v.is_empty());
+                    if value.is_none() && !missing.contains(&var.to_string()) {
+                        missing.push(var.to_string());
+                    }
+                    value
+                });
+            }
+            if !missing.is_empty() {
+                let vars: Vec<String> = missing.iter().map(|v| format!("${{{v}}}")).collect();
+                unset.insert(
+                    engine.clone(),
+                    (
+                        format!("engines.{engine}.command"),
+                        format!(
+                            "{} not set (a level with only_if_present = true takes that as not present)",
+                            match vars.as_slice() {
+                                [one] => format!("{one} is"),
+                                many => format!("{} are", many.join(", ")),
+                            }
+                        ),
+                    ),
+                );
+            }
+        }
+        unset
+    }
+
+    /// `Ok` when no level that `level` may play through (itself and its fallbacks) runs an
+    /// engine whose command names an unset variable; a level marked `only_if_present` is
+    /// simply not present then, and its fallbacks play.
+    fn check_variables(&self, level: &str) -> Result<(), ConfigError> {
+        let mut todo = vec![level];
+        let mut seen = Vec::new();
+        while let Some(name) = todo.pop() {
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let Some(LevelConfig::External(external)) = self.levels.get(name) else {
+                continue;
+            };
+            if external.only_if_present != Some(true)
+                && let Some(e) = self.unset.get(&external.engine)
+            {
+                return Err(e.clone());
+            }
+            todo.extend(external.fallback.iter().map(String::as_str));
         }
         Ok(())
     }
 
     /// Follows every fallback from the last level of `chain`; the looping chain on failure.
     fn check_no_cycle<'a>(&'a self, chain: &mut Vec<&'a str>) -> Result<(), Vec<String>> {
-        let Some(LevelConfig::External { fallback, .. }) =
+        let Some(LevelConfig::External(ExternalLevel { fallback, .. })) =
             chain.last().and_then(|level| self.levels.get(*level))
         else {
             return Ok(());
@@ -374,7 +537,7 @@ impl Config {
         command
             .iter()
             .map(|arg| {
-                let arg = expand_vars(arg);
+                let arg = expand_vars(arg, |var| std::env::var(var).ok());
                 let arg = match (arg.strip_prefix("~/"), std::env::var_os("HOME")) {
                     (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
                     _ => arg,
@@ -418,8 +581,8 @@ pub fn is_present(command: &[String]) -> bool {
         })
 }
 
-/// `text` with every `${VAR}` replaced by the variable's value (empty when unset).
-fn expand_vars(text: &str) -> String {
+/// `text` with every `${VAR}` replaced by `lookup(VAR)` (empty when `None`).
+fn expand_vars(text: &str, mut lookup: impl FnMut(&str) -> Option<String>) -> String {
     let mut out = String::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -429,14 +592,35 @@ fn expand_vars(text: &str) -> String {
             return out;
         };
         let var = &rest[start + 2..start + len];
-        match std::env::var(var) {
-            Ok(value) => out.push_str(&value),
-            Err(_) => log::debug!("${{{var}}} is not set: it expands to nothing"),
+        match lookup(var) {
+            Some(value) => out.push_str(&value),
+            None => log::debug!("${{{var}}} is not set: it expands to nothing"),
         }
         rest = &rest[start + len + 1..];
     }
     out.push_str(rest);
     out
+}
+
+/// The line where the dotted `key` (`levels.fast.playouts`) is written in `text`: that of its
+/// deepest part present (a table's header for a key missing from it).
+fn line_of(text: &str, key: &str) -> Option<usize> {
+    let document = toml::de::DeTable::parse(text).ok()?;
+    let mut table = document.get_ref();
+    let mut start = None;
+    for part in key.split('.') {
+        // A path to an array element (`command[1]`) stops at the array.
+        let part = part.split('[').next().unwrap_or(part);
+        let Some((k, value)) = table.get_key_value(part) else {
+            break;
+        };
+        start = Some(k.span().start);
+        match value.get_ref() {
+            toml::de::DeValue::Table(inner) => table = inner,
+            _ => break,
+        }
+    }
+    start.map(|at| text[..at.min(text.len())].matches('\n').count() + 1)
 }
 
 /// A toml error as one line: its message and, where known, the line it points at.
@@ -514,6 +698,55 @@ mod tests {
     }
 
     #[test]
+    fn values_are_checked_and_reported_at_their_line() {
+        let error = |text: &str| parse(text).unwrap_err().to_string();
+        let e = error("# levels\n[levels.x]\nplayer = \"mcts\"\n\nplayouts = -5\n");
+        assert!(
+            e.contains("levels.x.playouts:") && e.ends_with("(line 5)"),
+            "{e}"
+        );
+        let e = error("[levels]\nx = { player = \"mcts\", threads = 5000 }\n");
+        assert!(
+            e.contains("levels.x.threads: must be from 0 to 1024") && e.ends_with("(line 2)"),
+            "{e}"
+        );
+        let e = error("[levels.x]\nplayer = \"mcts\"\nexploration = nan\n");
+        assert!(
+            e.contains("levels.x.exploration") && e.ends_with("(line 3)"),
+            "{e}"
+        );
+        let e = error("[levels.x]\nseed = 1\n");
+        assert!(
+            e.contains("levels.x: missing field `player` (line 1)"),
+            "{e}"
+        );
+        let ok = parse(
+            "[levels.x]\nplayer = \"mcts\"\nplayouts = 1000000000\nthreads = 1024\nresign_threshold = 0.5\n",
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    #[test]
+    fn unset_variables_refuse_the_levels_that_run_their_engine() {
+        let text = "[engines.k]\ncommand = [\"sh\", \"${TENGEN_TEST_SURELY_UNSET}\"]\n\
+                    [levels.x]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
+                    [levels.y]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
+                    only_if_present = true\n\
+                    [levels.z]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"x\"]\n\
+                    only_if_present = true\n";
+        let config = parse(text).unwrap();
+        let e = config.level("x").unwrap_err().to_string();
+        assert!(
+            e.contains("engines.k.command: ${TENGEN_TEST_SURELY_UNSET} is not set")
+                && e.contains("(line 2)"),
+            "{e}"
+        );
+        assert!(config.level("y").is_ok());
+        assert!(config.level("z").is_err(), "z falls back to x");
+        assert!(config.level("easy").is_ok());
+    }
+
+    #[test]
     fn external_levels_are_checked_when_the_file_is_read() {
         let engine = "[engines.k]\ncommand = [\"katago\", \"gtp\"]\n";
         let ok = parse(&format!(
@@ -522,11 +755,11 @@ mod tests {
         .unwrap();
         assert!(matches!(
             ok.level("expert").unwrap(),
-            LevelConfig::External {
+            LevelConfig::External(ExternalLevel {
                 avoid_early_pass: None,
                 only_if_present: None,
                 ..
-            }
+            })
         ));
         let off = parse(&format!(
             "{engine}[levels.x]\nplayer = \"external\"\nengine = \"k\"\navoid_early_pass = false\n"
@@ -534,11 +767,11 @@ mod tests {
         .unwrap();
         assert!(matches!(
             off.level("x").unwrap(),
-            LevelConfig::External {
+            LevelConfig::External(ExternalLevel {
                 avoid_early_pass: Some(false),
                 only_if_present: None,
                 ..
-            }
+            })
         ));
         let error = |text: &str| parse(text).unwrap_err().to_string();
         let e = error("[levels.x]\nplayer = \"external\"\nengine = \"nope\"\n");
@@ -585,7 +818,7 @@ mod tests {
             assert_eq!(expanded[5], format!("{home}/x"));
         }
         assert_eq!(expanded[6], "/abs/path");
-        assert_eq!(expand_vars("a${B"), "a${B");
+        assert_eq!(expand_vars("a${B", |_| None), "a${B");
     }
 
     #[test]

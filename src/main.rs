@@ -5,18 +5,22 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use log::info;
 
 use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::config::{ANALYST_LEVEL, Config};
+use tengen::game::clock::Seconds;
+use tengen::game::{MAX_KOMI, checked_komi};
 use tengen::gtp::{self, Engine};
 
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
 use tengen::regress::{self, RegressOptions};
+use tengen::search::{MAX_PLAYOUTS, MAX_THREADS};
 use tengen::train::{self, TrainOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
@@ -69,11 +73,12 @@ struct GtpArgs {
     /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// Fixed playouts per move for a search level (mcts, hard), ignoring the clock.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Fixed playouts per move for a search level (mcts, hard), ignoring the clock (at most a
+    /// billion).
+    #[arg(long, value_name = "N", value_parser = playouts())]
     playouts: Option<u64>,
-    /// Search threads for a search level (0 = every core).
-    #[arg(long, value_name = "N")]
+    /// Search threads for a search level (0 = every core; at most 1024).
+    #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
 }
 
@@ -83,10 +88,10 @@ struct BenchArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(2..=25))]
     size: Option<u8>,
     /// Playouts per measurement (default: as many as fit in --seconds).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = playouts())]
     playouts: Option<u64>,
-    /// Seconds per measurement when --playouts is not given.
-    #[arg(long, value_name = "S", default_value_t = 2.0)]
+    /// Seconds per measurement when --playouts is not given (at most a day).
+    #[arg(long, value_name = "S", default_value_t = 2.0, value_parser = seconds)]
     seconds: f64,
     /// Playout policy for bare playouts (default: both).
     #[arg(long, value_enum)]
@@ -94,8 +99,8 @@ struct BenchArgs {
     /// Measure genmove-style searches (heavy policy) instead of bare playouts.
     #[arg(long)]
     search: bool,
-    /// Threads for --search (default: 1 and every core; 0 = every core).
-    #[arg(long, value_name = "N")]
+    /// Threads for --search (default: 1 and every core; 0 = every core; at most 1024).
+    #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
     /// Measure from this SGF position (its end) instead of the empty and midgame ones.
     #[arg(long, value_name = "FILE.sgf")]
@@ -113,18 +118,19 @@ struct MatchArgs {
     /// Engine B's command line, White in the first game (e.g. "gnugo --mode gtp --level 10").
     #[arg(long, value_name = "CMD")]
     white: String,
-    /// Games to play.
-    #[arg(long, value_name = "N", default_value_t = 2)]
+    /// Games to play (at most 100000).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = count(1, 100_000))]
     games: usize,
     /// Board size.
     #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
     size: u8,
-    /// Komi.
+    /// Komi (at most 1000 either way).
     #[arg(
         long,
         value_name = "K",
         default_value_t = 7.0,
-        allow_negative_numbers = true
+        allow_negative_numbers = true,
+        value_parser = komi
     )]
     komi: f64,
     /// Handicap stones for Black, on the GTP spec's fixed points (engine A is Black unless
@@ -134,14 +140,15 @@ struct MatchArgs {
     /// Swap colours every game.
     #[arg(long)]
     alternate: bool,
-    /// Games played at once (each with its own engine processes).
-    #[arg(long, value_name = "K", default_value_t = 1)]
+    /// Games played at once (each with its own engine processes; at most 256).
+    #[arg(long, value_name = "K", default_value_t = 1, value_parser = count(1, 256))]
     concurrency: usize,
     /// Write one SGF per game into this directory.
     #[arg(long, value_name = "DIR")]
     sgf_dir: Option<PathBuf>,
-    /// Stop a game after this many moves and score it (default: 3 x size x size).
-    #[arg(long, value_name = "M")]
+    /// Stop a game after this many moves and score it (default: 3 x size x size; at most
+    /// 100000).
+    #[arg(long, value_name = "M", value_parser = count(1, 100_000))]
     max_moves: Option<usize>,
     /// A GTP engine that scores every finished game with final_score
     /// (e.g. "gnugo --mode gtp --chinese-rules").
@@ -157,8 +164,9 @@ struct MatchArgs {
     /// Time control: main time plus Canadian byo-yomi, in seconds (e.g. 60+10/5, or 300).
     #[arg(long, value_name = "MAIN+BYO/STONES", value_parser = TimeControl::parse)]
     time: Option<TimeControl>,
-    /// Seconds a move may take when there is no --time (a slower engine loses the game).
-    #[arg(long, value_name = "S", default_value_t = 60.0)]
+    /// Seconds a move may take when there is no --time (a slower engine loses the game; at
+    /// most a day).
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds)]
     move_timeout: f64,
     /// Stop early when an SPRT for "A is ELO1 stronger, not ELO0" decides (alpha, beta 0.05).
     #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]", value_parser = Sprt::parse)]
@@ -186,10 +194,10 @@ struct RegressArgs {
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Fixed playouts per move for the default engine at a search level.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = playouts())]
     playouts: Option<u64>,
-    /// Seconds a command may take before its test counts as failed.
-    #[arg(long, value_name = "S", default_value_t = 300.0)]
+    /// Seconds a command may take before its test counts as failed (at most a day).
+    #[arg(long, value_name = "S", default_value_t = 300.0, value_parser = seconds)]
     timeout: f64,
 }
 
@@ -214,6 +222,39 @@ struct TrainArgs {
     /// Candidates per training position: the move played and a random sample of the rest.
     #[arg(long, value_name = "N", default_value_t = 40)]
     max_candidates: usize,
+}
+
+/// Playouts on the command line: 1 to a billion ([`MAX_PLAYOUTS`]).
+fn playouts() -> impl clap::builder::TypedValueParser<Value = u64> {
+    clap::value_parser!(u64).range(1..=MAX_PLAYOUTS)
+}
+
+/// Search threads on the command line: 0 (every core) to [`MAX_THREADS`].
+fn threads() -> impl clap::builder::TypedValueParser<Value = usize> {
+    count(0, MAX_THREADS as u64)
+}
+
+/// A count from `min` to `max`.
+fn count(min: u64, max: u64) -> impl clap::builder::TypedValueParser<Value = usize> {
+    RangedU64ValueParser::<usize>::new().range(min..=max)
+}
+
+/// Seconds on the command line: more than 0, at most a day (as the clock takes them).
+fn seconds(text: &str) -> Result<f64, String> {
+    Seconds::parse(text)
+        .map(Seconds::get)
+        .filter(|&s| s > 0.0)
+        .ok_or_else(|| {
+            format!("`{text}` is not a number of seconds above 0, at most 86400 (a day)")
+        })
+}
+
+/// Komi on the command line: finite, at most [`MAX_KOMI`] points either way.
+fn komi(text: &str) -> Result<f64, String> {
+    text.parse()
+        .ok()
+        .and_then(checked_komi)
+        .ok_or_else(|| format!("`{text}` is not a komi (a number from -{MAX_KOMI} to {MAX_KOMI})"))
 }
 
 fn main() -> ExitCode {
@@ -281,9 +322,6 @@ fn run_bench(args: BenchArgs) -> ExitCode {
 }
 
 fn run_match(args: MatchArgs) -> ExitCode {
-    if !(args.move_timeout.is_finite() && args.move_timeout > 0.0 && args.move_timeout < 1e7) {
-        return fail(&"--move-timeout wants a positive number of seconds");
-    }
     let options = MatchOptions {
         black: args.black,
         white: args.white,
@@ -352,16 +390,10 @@ fn run_regress(args: RegressArgs) -> ExitCode {
         Ok(engine) => engine,
         Err(e) => return fail_regress(&e),
     };
-    let Some(timeout) = Duration::try_from_secs_f64(args.timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-    else {
-        return fail_regress(&"--timeout must be a positive number of seconds");
-    };
     let options = RegressOptions {
         engine,
         paths: args.files,
-        timeout,
+        timeout: Duration::from_secs_f64(args.timeout),
     };
     match regress::run(&options, &mut io::stdout().lock()) {
         Ok(totals) if totals.is_failure() => ExitCode::FAILURE,

@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::io::Read;
 use std::path::Path;
 
 use sgf_parse::go::{self, Prop};
@@ -27,6 +28,14 @@ const HANDICAP_KOMI: f64 = 0.5;
 /// The most nodes on one path from the root that are read: sgf-parse builds and drops game
 /// trees recursively, and a much deeper tree would overflow the stack.
 const MAX_DEPTH: usize = 5000;
+/// The largest SGF file read: 4 MiB, ample for a game with thousands of commented variations.
+pub const MAX_FILE_BYTES: usize = 4 << 20;
+/// The most nodes read, in all the collection's trees.
+const MAX_NODES: usize = 100_000;
+/// The most game trees and variations read.
+const MAX_VARIATIONS: usize = 10_000;
+/// The longest property value read (a comment), in bytes.
+const MAX_VALUE_BYTES: usize = 256 << 10;
 
 /// Why an SGF file or text cannot be loaded.
 #[derive(Debug)]
@@ -35,8 +44,12 @@ pub enum SgfError {
     Io(std::io::Error),
     /// The text is not an SGF collection of Go games (or is an empty one).
     Parse(SgfParseError),
+    /// The path is no regular file (a directory, a FIFO, a device).
+    NotAFile,
     /// The game tree is deeper than this loader reads.
     TooDeep,
+    /// The file or its trees are larger than this loader reads: more than the bound of what.
+    TooLarge(usize, &'static str),
     /// `SZ` names a board that is not square or not from 2x2 to 25x25 (columns, rows).
     UnsupportedSize(u8, u8),
     /// A property this loader uses has a value it cannot read (the property as written).
@@ -69,7 +82,9 @@ impl fmt::Display for SgfError {
         match self {
             SgfError::Io(e) => write!(f, "cannot read the file: {e}"),
             SgfError::Parse(e) => write!(f, "not an SGF collection of Go games: {e}"),
+            SgfError::NotAFile => write!(f, "not a regular file"),
             SgfError::TooDeep => write!(f, "the game tree is more than {MAX_DEPTH} nodes deep"),
+            SgfError::TooLarge(max, what) => write!(f, "more than {max} {what}"),
             SgfError::UnsupportedSize(cols, rows) => write!(
                 f,
                 "unsupported board size {cols}x{rows} (square boards from {MIN_SIZE} to {MAX_SIZE})"
@@ -101,11 +116,31 @@ impl std::error::Error for SgfError {
     }
 }
 
-/// Loads the game in the SGF file at `path`: see [`load_game`]. Bytes that are not UTF-8 (a
-/// comment in another encoding) are replaced, not refused.
+/// Loads the game in the SGF file at `path`: see [`read_file`] and [`load_game`].
 pub fn load_file(path: &Path, move_number: Option<usize>, rules: Rules) -> Result<Game, SgfError> {
-    let bytes = std::fs::read(path).map_err(SgfError::Io)?;
-    load_game(&String::from_utf8_lossy(&bytes), move_number, rules)
+    load_game(&read_file(path)?, move_number, rules)
+}
+
+/// The text of the SGF file at `path`: a regular file (checked before it is opened, so that a
+/// FIFO cannot block) of at most [`MAX_FILE_BYTES`]. Bytes that are not UTF-8 (a comment in
+/// another encoding) are replaced, not refused.
+pub fn read_file(path: &Path) -> Result<String, SgfError> {
+    let too_large = SgfError::TooLarge(MAX_FILE_BYTES, "bytes");
+    let metadata = std::fs::metadata(path).map_err(SgfError::Io)?;
+    if !metadata.is_file() {
+        return Err(SgfError::NotAFile);
+    }
+    if metadata.len() > MAX_FILE_BYTES as u64 {
+        return Err(too_large);
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes))
+        .map_err(SgfError::Io)?;
+    if bytes.len() > MAX_FILE_BYTES {
+        return Err(too_large);
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Loads the first game of the SGF collection `text`, as GNU Go's `loadsgf` does: its main line
@@ -126,13 +161,7 @@ pub fn load_game(text: &str, move_number: Option<usize>, rules: Rules) -> Result
 
 /// The root of the first game of the SGF collection `text`.
 fn first_game(text: &str) -> Result<SgfNode<Prop>, SgfError> {
-    // Text before the first `(` (a byte-order mark, a mail header) is no part of the collection.
-    let text = text.find('(').map_or("", |start| &text[start..]);
-    if deepest_path(text) > MAX_DEPTH {
-        return Err(SgfError::TooDeep);
-    }
-    go::parse(text)
-        .map_err(SgfError::Parse)?
+    parse(text)?
         .into_iter()
         .next()
         .ok_or(SgfError::Parse(SgfParseError::NoGameTrees))
@@ -396,63 +425,113 @@ fn komi(root: &SgfNode<Prop>, handicap: i64) -> Result<f64, SgfError> {
         _ => None,
     };
     match komi {
-        Some(k) if k.is_finite() => Ok(k),
-        Some(k) => Err(SgfError::BadProperty(format!("KM[{k}]"))),
+        Some(k) if game::checked_komi(k).is_some() => Ok(k),
+        Some(k) => Err(SgfError::BadProperty(format!(
+            "KM[{k:?}] (komi is at most {} either way)",
+            game::MAX_KOMI
+        ))),
         None if handicap > 0 => Ok(HANDICAP_KOMI),
         None => Ok(DEFAULT_KOMI),
     }
 }
 
-/// The most nodes on one path from a root of the trees sgf-parse would build from `text`
-/// (tokenizing as its lexer does: a property name runs to its `[`, values honour `\` escapes).
-fn deepest_path(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let (mut depth, mut deepest, mut i) = (0, 0, 0);
-    let mut open = Vec::new();
-    while let Some(&b) = bytes.get(i) {
-        i += 1;
-        match b {
-            b'(' => open.push(depth),
-            b')' => depth = open.pop().unwrap_or(0),
-            b';' => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            b if b.is_ascii_whitespace() => {}
-            _ => {
-                // A property: its name runs to the first `[`, then come its values.
-                i -= 1;
-                while bytes.get(i).is_some_and(|&b| b != b'[') {
-                    i += 1;
+/// How big the trees sgf-parse would build from `text` are, tokenizing as its lexer does (a
+/// property name runs to its `[`, values honour `\` escapes): checked before they are built.
+#[derive(Debug, Default, PartialEq)]
+struct Shape {
+    /// The most nodes on one path from a root.
+    deepest: usize,
+    /// Nodes in all.
+    nodes: usize,
+    /// Game trees and variations (`(`).
+    variations: usize,
+    /// The longest property value, in bytes.
+    longest_value: usize,
+}
+
+impl Shape {
+    fn of(text: &str) -> Shape {
+        let bytes = text.as_bytes();
+        let mut shape = Shape::default();
+        let (mut depth, mut i) = (0, 0);
+        let mut open = Vec::new();
+        while let Some(&b) = bytes.get(i) {
+            i += 1;
+            match b {
+                b'(' => {
+                    open.push(depth);
+                    shape.variations += 1;
                 }
-                while bytes.get(i) == Some(&b'[') {
-                    i += 1;
-                    let mut escaped = false;
-                    while let Some(&b) = bytes.get(i) {
+                b')' => depth = open.pop().unwrap_or(0),
+                b';' => {
+                    depth += 1;
+                    shape.nodes += 1;
+                    shape.deepest = shape.deepest.max(depth);
+                }
+                b if b.is_ascii_whitespace() => {}
+                _ => {
+                    // A property: its name runs to the first `[`, then come its values.
+                    i -= 1;
+                    while bytes.get(i).is_some_and(|&b| b != b'[') {
                         i += 1;
-                        match b {
-                            b']' if !escaped => break,
-                            b'\\' if !escaped => escaped = true,
-                            _ => escaped = false,
-                        }
                     }
-                    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                    while bytes.get(i) == Some(&b'[') {
                         i += 1;
+                        let start = i;
+                        let mut escaped = false;
+                        while let Some(&b) = bytes.get(i) {
+                            i += 1;
+                            match b {
+                                b']' if !escaped => break,
+                                b'\\' if !escaped => escaped = true,
+                                _ => escaped = false,
+                            }
+                        }
+                        // Less the closing `]`.
+                        let length = (i - start).saturating_sub(1);
+                        shape.longest_value = shape.longest_value.max(length);
+                        while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+                            i += 1;
+                        }
                     }
                 }
             }
         }
+        shape
     }
-    deepest
+
+    /// `Ok` when the trees are within what this loader builds.
+    fn check(&self) -> Result<(), SgfError> {
+        if self.deepest > MAX_DEPTH {
+            return Err(SgfError::TooDeep);
+        }
+        let over = |n: usize, max: usize, what| (n > max).then_some(SgfError::TooLarge(max, what));
+        match over(self.nodes, MAX_NODES, "nodes")
+            .or_else(|| over(self.variations, MAX_VARIATIONS, "variations"))
+            .or_else(|| {
+                over(
+                    self.longest_value,
+                    MAX_VALUE_BYTES,
+                    "bytes in one property value",
+                )
+            }) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The SGF collection in `text` from its first `(`, parsed once its [`Shape`] is checked.
+fn parse(text: &str) -> Result<Vec<SgfNode<Prop>>, SgfError> {
+    // Text before the first `(` (a byte-order mark, a mail header) is no part of the collection.
+    let text = text.find('(').map_or("", |start| &text[start..]);
+    Shape::of(text).check()?;
+    go::parse(text).map_err(SgfError::Parse)
 }
 
 /// The result (`RE`) and root comment (`C`) of the first game of `text`, as written.
 pub fn result_and_comment(text: &str) -> Result<(Option<String>, Option<String>), SgfError> {
-    let text = text.find('(').map_or("", |start| &text[start..]);
-    if deepest_path(text) > MAX_DEPTH {
-        return Err(SgfError::TooDeep);
-    }
-    let collection = go::parse(text).map_err(SgfError::Parse)?;
+    let collection = parse(text)?;
     let root = collection
         .first()
         .ok_or(SgfError::Parse(SgfParseError::NoGameTrees))?;
@@ -855,6 +934,45 @@ mod tests {
     }
 
     #[test]
+    fn the_shape_is_checked_before_the_trees_are_built() {
+        let shape = Shape::of("(;SZ[9]C[a;b(c)\\]];B[ee](;W[cc])(;W[dd];B[ff]))");
+        assert_eq!(
+            shape,
+            Shape {
+                deepest: 4,
+                nodes: 5,
+                variations: 3,
+                longest_value: 8,
+            }
+        );
+        let too_large = |text: &str| matches!(load_err(text), SgfError::TooLarge(..));
+        assert!(too_large(&format!(
+            "(;SZ[9]{})",
+            "(;B[ee])".repeat(MAX_VARIATIONS)
+        )));
+        assert!(too_large(&format!(
+            "(;SZ[9]{})",
+            format!("(;B[ee]{})", ";W[cc]".repeat(99)).repeat(MAX_NODES / 100)
+        )));
+        assert!(too_large(&format!(
+            "(;SZ[9]C[{}];B[ee])",
+            "x".repeat(MAX_VALUE_BYTES + 1)
+        )));
+        let long = format!("(;SZ[9]C[{}];B[ee])", "x".repeat(MAX_VALUE_BYTES));
+        assert_eq!(load(&long).moves().len(), 1);
+    }
+
+    #[test]
+    fn komi_is_at_most_a_thousand_either_way() {
+        assert_eq!(load("(;SZ[9]KM[-1000])").rules().komi, -1000.0);
+        for km in ["1e308", "1000.5", "nan", "inf"] {
+            let e = load_err(&format!("(;SZ[9]KM[{km}])"));
+            assert!(matches!(e, SgfError::BadProperty(_)), "{km}: {e:?}");
+            assert!(e.to_string().len() < 100, "{e}");
+        }
+    }
+
+    #[test]
     fn leading_junk_and_odd_spellings() {
         let game = load("\u{feff}Subject: a game\n(;FF[3]SiZe[9]\n B [ee] ;W[cc]\n)\n");
         assert_eq!(vertices(&game), ["BE5", "WC7"]);
@@ -927,7 +1045,7 @@ mod tests {
         ));
         assert!(matches!(
             load_file(&dir, None, Rules::default()),
-            Err(SgfError::Io(_))
+            Err(SgfError::NotAFile)
         ));
     }
 

@@ -8,7 +8,7 @@
 pub mod query;
 
 use std::collections::{BinaryHeap, HashMap};
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread;
@@ -18,8 +18,9 @@ use log::{info, warn};
 use serde_json::{Value, json};
 
 use crate::board::{Color, Move, Point};
+use crate::game::clock::Seconds;
 use crate::player::{Player, PlayerError, Update};
-use crate::search::{AnalysisRequest, Budget, Report, move_priors};
+use crate::search::{AnalysisRequest, Budget, MAX_PLAYOUTS, Report, move_priors};
 use query::{Defaults, Job, QueryError};
 
 /// How the analysis engine runs.
@@ -42,6 +43,13 @@ impl Default for EngineOptions {
         }
     }
 }
+
+/// The longest input line read; a longer one gets an error reply (KaTrain's queries are a
+/// few kilobytes).
+pub const MAX_QUERY_BYTES: usize = 1 << 20;
+
+/// The largest KataGo config file read (KataGo's own are about 30 KB).
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
 
 /// Makes a worker's player for the engine's options (its search threads).
 pub type PlayerFactory<'a> = dyn Fn(&EngineOptions) -> Box<dyn Player> + Sync + 'a;
@@ -125,20 +133,58 @@ pub fn serve(
         options.workers, options.search_threads
     );
     thread::scope(|scope| {
-        for _ in 0..options.workers.max(1) {
+        for _ in 0..options.workers.clamp(1, max_threads()) {
             let shared = Arc::clone(&shared);
             scope.spawn(move || work(&shared, options, players));
         }
-        for line in input.split(b'\n') {
-            let Ok(line) = line else { break };
-            let text = String::from_utf8_lossy(&line);
-            if !text.trim().is_empty() {
-                handle_line(&shared, text.trim(), &options.defaults);
+        read_lines(input, |line| match line {
+            Some(line) => {
+                let text = String::from_utf8_lossy(line);
+                if !text.trim().is_empty() {
+                    handle_line(&shared, text.trim(), &options.defaults);
+                }
             }
-        }
+            None => shared.send(&json!({
+                "error": format!("a query longer than {MAX_QUERY_BYTES} bytes")
+            })),
+        });
         shared.lock().closed = true;
         shared.ready.notify_all();
     });
+}
+
+/// Calls `each` with every line of `input` (without its newline) until EOF or a read error,
+/// or with `None` for a line longer than [`MAX_QUERY_BYTES`], whose bytes are skipped, never
+/// held.
+fn read_lines(mut input: impl BufRead, mut each: impl FnMut(Option<&[u8]>)) {
+    let mut line = Vec::new();
+    let mut too_long = false;
+    loop {
+        let chunk = match input.fill_buf() {
+            Ok([]) => break,
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        let (part, used, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], i + 1, true),
+            None => (chunk, chunk.len(), false),
+        };
+        if line.len() + part.len() > MAX_QUERY_BYTES {
+            too_long = true;
+            line.clear();
+        } else if !too_long {
+            line.extend_from_slice(part);
+        }
+        input.consume(used);
+        if ends_line {
+            each((!std::mem::take(&mut too_long)).then_some(line.as_slice()));
+            line.clear();
+        }
+    }
+    if too_long || !line.is_empty() {
+        each((!too_long).then_some(line.as_slice()));
+    }
 }
 
 /// One input line: a query, or an action.
@@ -276,9 +322,9 @@ fn work(shared: &Shared, options: &EngineOptions, players: &PlayerFactory<'_>) {
 /// Runs one job, sending reports during the search when asked and the final one.
 fn analyse(shared: &Shared, player: &mut dyn Player, job: &Job, stop: Arc<AtomicBool>) {
     let color = job.game.to_move();
-    let interval = job
-        .report_every
-        .map_or(Duration::from_secs(3600), Duration::from_secs_f64);
+    // The query's seconds are checked (at most a day): the conversions cannot fail.
+    let seconds = |s: f64| Duration::try_from_secs_f64(s).unwrap_or(Duration::from_secs(3600));
+    let interval = job.report_every.map_or(Duration::from_secs(3600), seconds);
     let request = AnalysisRequest {
         color,
         interval,
@@ -290,7 +336,7 @@ fn analyse(shared: &Shared, player: &mut dyn Player, job: &Job, stop: Arc<Atomic
             playouts: Some(job.max_visits),
             deadline: job
                 .max_time
-                .map(|s| Instant::now() + Duration::from_secs_f64(s.clamp(0.0, 1e6))),
+                .and_then(|s| Instant::now().checked_add(seconds(s))),
             stop: Some(stop),
             ..Budget::default()
         },
@@ -397,7 +443,8 @@ fn index(p: Point, size: usize) -> usize {
 }
 
 /// Reads KataGo-style settings (`key = value` lines of a config file, or `k=v,k=v` of
-/// `-override-config`) into `options`; unknown keys are logged and ignored.
+/// `-override-config`) into `options`; unknown keys and bad values are logged and ignored,
+/// thread counts above [`max_threads`] are lowered to it.
 pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) {
     for item in text.split(separator) {
         let item = item.split('#').next().unwrap_or("").trim();
@@ -405,15 +452,32 @@ pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) 
             continue;
         };
         let (key, value) = (key.trim(), value.trim());
-        match key {
-            "numAnalysisThreads" => set(&mut options.workers, value, key),
-            "numSearchThreads" | "numSearchThreadsPerAnalysisThread" => {
-                set(&mut options.search_threads, value, key)
+        let threads = || match value.parse::<usize>() {
+            Ok(n) if n > max_threads() => {
+                warn!(
+                    "{key} = {value}: more than {} (4 a core); using that",
+                    max_threads()
+                );
+                Some(max_threads())
             }
-            "maxVisits" => set(&mut options.defaults.max_visits, value, key),
-            "maxTime" => match value.parse::<f64>() {
-                Ok(t) if t.is_finite() && t > 0.0 => options.defaults.max_time = Some(t),
-                _ => warn!("{key} = {value}: not a time in seconds; ignored"),
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                warn!("{key} = {value}: not a positive number; ignored");
+                None
+            }
+        };
+        match key {
+            "numAnalysisThreads" => options.workers = threads().unwrap_or(options.workers),
+            "numSearchThreads" | "numSearchThreadsPerAnalysisThread" => {
+                options.search_threads = threads().unwrap_or(options.search_threads);
+            }
+            "maxVisits" => match value.parse().ok().and_then(query::checked_visits) {
+                Some(n) => options.defaults.max_visits = n,
+                None => warn!("{key} = {value}: not from 1 to {MAX_PLAYOUTS}; ignored"),
+            },
+            "maxTime" => match Seconds::parse(value).filter(|t| t.get() > 0.0) {
+                Some(t) => options.defaults.max_time = Some(t.get()),
+                None => warn!("{key} = {value}: not a time in seconds (at most a day); ignored"),
             },
             "reportAnalysisWinratesAs" => match query::Perspective::parse(value) {
                 Some(p) => options.defaults.perspective = p,
@@ -424,17 +488,25 @@ pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) 
     }
 }
 
-/// Parses a positive count into `slot`.
-fn set<T: std::str::FromStr + PartialOrd + From<u8>>(slot: &mut T, value: &str, key: &str) {
-    match value.parse::<T>() {
-        Ok(v) if v >= T::from(1) => *slot = v,
-        _ => warn!("{key} = {value}: not a positive number; ignored"),
-    }
+/// The most analysis workers, and search threads per worker: 4 a core (each worker holds its
+/// own search trees; more threads than that only slow each other down).
+pub fn max_threads() -> usize {
+    4 * thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Reads the settings of a KataGo config file.
+/// Reads the settings of a KataGo config file: a regular file (a FIFO would block) of at most
+/// [`MAX_CONFIG_BYTES`].
 pub fn read_config(options: &mut EngineOptions, path: &std::path::Path) -> io::Result<()> {
-    let text = std::fs::read_to_string(path)?;
+    let metadata = std::fs::metadata(path)?;
+    if !metadata.is_file() || metadata.len() > MAX_CONFIG_BYTES {
+        return Err(io::Error::other(format!(
+            "not a regular file of at most {MAX_CONFIG_BYTES} bytes"
+        )));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_CONFIG_BYTES)
+        .read_to_string(&mut text)?;
     apply_settings(options, &text, '\n');
     Ok(())
 }

@@ -4,7 +4,25 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
-use crate::game::{Game, KoRule, Rules, Scoring};
+use crate::game::clock::Seconds;
+use crate::game::{Game, KoRule, MAX_KOMI, Rules, Scoring, checked_komi};
+use crate::search::MAX_PLAYOUTS;
+
+/// The most moves a query may hold (a long 25x25 game has about 1,000).
+pub const MAX_MOVES: usize = 2_000;
+/// The most turns one query may ask to analyse: each is a job holding its own game.
+pub const MAX_TURNS: usize = 1_000;
+/// The shortest interval between reports during a search, in seconds (`lz-analyze`'s too).
+pub const MIN_REPORT_EVERY: f64 = 0.01;
+/// What a field of seconds must be.
+const SECONDS: &str = "a number of seconds from 0 to 86400 (a day)";
+/// What a field of seconds above 0 must be.
+const POSITIVE_SECONDS: &str = "a number of seconds above 0, at most 86400 (a day)";
+
+/// `visits` when it is a playout count the search takes: from 1 to [`MAX_PLAYOUTS`].
+pub fn checked_visits(visits: u64) -> Option<u64> {
+    (1..=MAX_PLAYOUTS).contains(&visits).then_some(visits)
+}
 
 /// A line that is not a usable query: the message, the field at fault and the query's id.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,9 +87,9 @@ pub struct Job {
     pub game: Game,
     /// Playouts to run.
     pub max_visits: u64,
-    /// Seconds the search may take at most.
+    /// Seconds the search may take at most (more than 0, at most a day).
     pub max_time: Option<f64>,
-    /// Seconds between reports during the search.
+    /// Seconds between reports during the search (from [`MIN_REPORT_EVERY`] to a day).
     pub report_every: Option<f64>,
     /// Include ownership.
     pub ownership: bool,
@@ -149,8 +167,31 @@ struct MoveFilter {
 
 /// The positions `query` (with id `id`) asks to analyse.
 pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, QueryError> {
-    let raw: RawQuery = serde_json::from_value(query.clone())
-        .map_err(|e| QueryError::new(format!("bad query: {e}"), "query", id))?;
+    let raw: RawQuery = serde_path_to_error::deserialize(query).map_err(|e| {
+        let field = match e.path().to_string() {
+            path if path == "." => "query".to_string(),
+            path => path,
+        };
+        QueryError::new(format!("bad value: {}", e.inner()), &field, id)
+    })?;
+    if raw.moves.as_ref().is_some_and(|m| m.len() > MAX_MOVES) {
+        return Err(QueryError::new(
+            format!("more than {MAX_MOVES} moves"),
+            "moves",
+            id,
+        ));
+    }
+    if raw
+        .analyze_turns
+        .as_ref()
+        .is_some_and(|t| t.len() > MAX_TURNS)
+    {
+        return Err(QueryError::new(
+            format!("more than {MAX_TURNS} turns"),
+            "analyzeTurns",
+            id,
+        ));
+    }
     let size = match (raw.board_x_size, raw.board_y_size) {
         (Some(x), Some(y)) if x != y => {
             return Err(QueryError::new("only square boards", "boardYSize", id));
@@ -166,9 +207,21 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
         (None, _) => return Err(QueryError::new("required field", "boardXSize", id)),
         (_, None) => return Err(QueryError::new("required field", "boardYSize", id)),
     };
+    let komi = raw
+        .komi
+        .map(|k| {
+            checked_komi(k).ok_or_else(|| {
+                QueryError::new(
+                    format!("a number from -{MAX_KOMI} to {MAX_KOMI}"),
+                    "komi",
+                    id,
+                )
+            })
+        })
+        .transpose()?;
     let rules = match &raw.rules {
         None => return Err(QueryError::new("required field", "rules", id)),
-        Some(value) => rules(value, raw.komi)
+        Some(value) => rules(value, komi)
             .ok_or_else(|| QueryError::new(format!("unknown rules {value}"), "rules", id))?,
     };
     let Some(moves) = &raw.moves else {
@@ -228,15 +281,44 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
         })?,
         _ => defaults.perspective,
     };
-    let max_time = overrides
-        .get("maxTime")
-        .and_then(Value::as_f64)
-        .or(defaults.max_time);
-    let max_visits = raw
-        .max_visits
-        .or_else(|| overrides.get("maxVisits").and_then(Value::as_u64))
-        .unwrap_or(defaults.max_visits)
-        .max(1);
+    let max_time = match overrides.get("maxTime") {
+        None => defaults.max_time,
+        Some(value) => Some(
+            value
+                .as_f64()
+                .and_then(Seconds::new)
+                .filter(|t| t.get() > 0.0)
+                .ok_or_else(|| QueryError::new(POSITIVE_SECONDS, "maxTime", id))?
+                .get(),
+        ),
+    };
+    let visits = |value: Option<u64>, field: &str| {
+        value
+            .map(|v| {
+                checked_visits(v)
+                    .ok_or_else(|| QueryError::new(format!("from 1 to {MAX_PLAYOUTS}"), field, id))
+            })
+            .transpose()
+    };
+    let override_visits = match overrides.get("maxVisits") {
+        None => None,
+        Some(value) => Some(value.as_u64().ok_or_else(|| {
+            QueryError::new(format!("from 1 to {MAX_PLAYOUTS}"), "maxVisits", id)
+        })?),
+    };
+    let max_visits = visits(raw.max_visits, "maxVisits")?
+        .or(visits(override_visits, "overrideSettings.maxVisits")?)
+        .unwrap_or(defaults.max_visits);
+    let report_every = match raw.report_during_search_every {
+        None => None,
+        Some(every) => match Seconds::new(every) {
+            Some(every) if every.get() == 0.0 => None,
+            Some(every) => Some(every.get().max(MIN_REPORT_EVERY)),
+            None => {
+                return Err(QueryError::new(SECONDS, "reportDuringSearchEvery", id));
+            }
+        },
+    };
     let filter =
         |list: &Option<Vec<MoveFilter>>, field: &str| -> Result<Vec<(Color, Move)>, QueryError> {
             let mut out = Vec::new();
@@ -267,7 +349,7 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
                 game: game.clone(),
                 max_visits,
                 max_time,
-                report_every: raw.report_during_search_every.filter(|s| *s > 0.0),
+                report_every,
                 ownership: raw.include_ownership,
                 moves_ownership: raw.include_moves_ownership,
                 policy: raw.include_policy,
@@ -326,7 +408,8 @@ pub fn unused_fields(query: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The rules a query names, by KataGo's names or as a JSON object, with `komi` if given.
+/// The rules a query names, by KataGo's names or as a JSON object, with `komi` (checked) if
+/// given.
 fn rules(value: &Value, komi: Option<f64>) -> Option<Rules> {
     let base = match value {
         Value::String(name) => match name.to_ascii_lowercase().as_str() {
@@ -371,9 +454,7 @@ fn rules(value: &Value, komi: Option<f64>) -> Option<Rules> {
         _ => return None,
     };
     Some(Rules {
-        komi: komi
-            .filter(|k| k.is_finite() && k.abs() < 1000.0)
-            .unwrap_or(base.komi),
+        komi: komi.unwrap_or(base.komi),
         ..base
     })
 }
@@ -434,7 +515,34 @@ mod tests {
             with("analyzeTurns", json!([3])).as_deref(),
             Some("analyzeTurns")
         );
-        assert_eq!(with("maxVisits", json!("many")).as_deref(), Some("query"));
+        assert_eq!(
+            with("maxVisits", json!("many")).as_deref(),
+            Some("maxVisits")
+        );
+        for (key, value) in [
+            ("maxVisits", json!(0)),
+            ("maxVisits", json!(MAX_PLAYOUTS + 1)),
+            ("komi", json!(1e308)),
+            ("reportDuringSearchEvery", json!(1e300)),
+            ("reportDuringSearchEvery", json!(-0.5)),
+            ("moves", json!(vec![["B", "pass"]; MAX_MOVES + 1])),
+            ("analyzeTurns", json!(vec![0; MAX_TURNS + 1])),
+        ] {
+            assert_eq!(with(key, value.clone()).as_deref(), Some(key), "{value}");
+        }
+        let mut slow = base.clone();
+        slow["overrideSettings"] = json!({"maxTime": 0});
+        assert_eq!(
+            jobs("q", &slow, &Defaults::default())
+                .err()
+                .and_then(|e| e.field)
+                .as_deref(),
+            Some("maxTime")
+        );
+        let mut fast = base.clone();
+        fast["reportDuringSearchEvery"] = json!(1e-9);
+        let job = &jobs("q", &fast, &Defaults::default()).unwrap()[0];
+        assert_eq!(job.report_every, Some(MIN_REPORT_EVERY));
         let mut no_rules = base.clone();
         no_rules.as_object_mut().unwrap().remove("rules");
         assert!(jobs("q", &no_rules, &Defaults::default()).is_err());

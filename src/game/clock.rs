@@ -8,6 +8,49 @@ use crate::board::Color;
 /// Time held back from every move for pipe and network lag.
 const SAFETY_RESERVE: Duration = Duration::from_millis(500);
 
+/// Seconds of clock time from outside (a GTP time command, `tengen match --time`): a finite
+/// number from 0 to [`Seconds::MAX`], so that no time sum, `Duration` or deadline built from it
+/// can overflow.
+#[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
+pub struct Seconds(f64);
+
+impl Seconds {
+    /// The most clock time taken: one day (86,400 s), more than any game over GTP gives a side.
+    pub const MAX: f64 = 86_400.0;
+
+    /// `seconds`, when finite and from 0 to [`Seconds::MAX`].
+    pub fn new(seconds: f64) -> Option<Seconds> {
+        (seconds.is_finite() && (0.0..=Seconds::MAX).contains(&seconds)).then_some(Seconds(seconds))
+    }
+
+    /// `text` as seconds (`300`, `2.5`); `None` when it is no number or out of range.
+    pub fn parse(text: &str) -> Option<Seconds> {
+        Seconds::new(text.trim().parse().ok()?)
+    }
+
+    /// `text` as the seconds a `time_left` reports: as [`Seconds::parse`], but a negative
+    /// number (older controllers send one when the clock ran out) is zero.
+    pub fn parse_left(text: &str) -> Option<Seconds> {
+        let seconds: f64 = text.trim().parse().ok()?;
+        let ran_out = seconds.is_finite() && seconds < 0.0;
+        Seconds::new(if ran_out { 0.0 } else { seconds })
+    }
+
+    /// The number of seconds.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// `seconds` as a `Duration`, whatever the number: NaN and negatives are zero, more than
+/// [`Seconds::MAX`] is that.
+fn duration(seconds: f64) -> Duration {
+    if seconds.is_nan() {
+        return Duration::ZERO;
+    }
+    Duration::from_secs_f64(seconds.clamp(0.0, Seconds::MAX))
+}
+
 /// The time system of the game.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum TimeSystem {
@@ -87,13 +130,10 @@ impl Clock {
         self.remaining = [None; 2];
     }
 
-    /// Records `time_left color seconds count`; negative or absurd values are clamped.
+    /// Records `time_left color seconds count`; a value outside 0 to [`Seconds::MAX`] is
+    /// clamped (NaN is 0).
     pub fn set_left(&mut self, c: Color, seconds: f64, count: u32) {
-        let seconds = if seconds.is_finite() {
-            seconds.clamp(0.0, 1e9)
-        } else {
-            0.0
-        };
+        let seconds = duration(seconds).as_secs_f64();
         self.remaining[c.index()] = Some(Remaining { seconds, count });
     }
 
@@ -129,7 +169,7 @@ impl Clock {
                 None => share(main) + period,
             },
         };
-        Some(Duration::from_secs_f64(seconds.max(0.0)).saturating_sub(SAFETY_RESERVE))
+        Some(duration(seconds).saturating_sub(SAFETY_RESERVE))
     }
 }
 
@@ -192,6 +232,57 @@ mod tests {
             TimeSystem::from_time_settings(60.0, 30.0, 5),
             TimeSystem::Canadian { .. }
         ));
+    }
+
+    #[test]
+    fn seconds_are_finite_and_at_most_a_day() {
+        assert_eq!(Seconds::parse("300").map(Seconds::get), Some(300.0));
+        assert_eq!(Seconds::parse("86400").map(Seconds::get), Some(86_400.0));
+        for bad in ["86400.5", "1e21", "1e300", "inf", "nan", "-1", "", "5s"] {
+            assert_eq!(Seconds::parse(bad), None, "{bad}");
+        }
+        assert_eq!(Seconds::parse_left("-3").map(Seconds::get), Some(0.0));
+        assert_eq!(Seconds::parse_left("1e308"), None);
+        assert_eq!(Seconds::parse_left("-inf"), None);
+    }
+
+    #[test]
+    fn no_number_the_clock_holds_makes_it_panic() {
+        let wild = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e300,
+            -1e300,
+            5e20,
+            0.0,
+        ];
+        for &x in &wild {
+            for system in [
+                TimeSystem::Absolute { main: x },
+                TimeSystem::Canadian {
+                    main: x,
+                    period: x,
+                    stones: 0,
+                },
+                TimeSystem::Byoyomi {
+                    main: x,
+                    period: x,
+                    periods: 1,
+                },
+            ] {
+                let mut clock = Clock::default();
+                clock.set_system(system);
+                let budget = clock.move_budget(Color::Black, 10, x).unwrap();
+                assert!(budget <= Duration::from_secs_f64(Seconds::MAX));
+                for count in [0, 1] {
+                    clock.set_left(Color::Black, x, count);
+                    let budget = clock.move_budget(Color::Black, 10, 1.0).unwrap();
+                    assert!(budget <= Duration::from_secs_f64(Seconds::MAX));
+                }
+                let _ = (clock.gtp_settings(true), clock.gtp_time_left(Color::Black));
+            }
+        }
     }
 
     #[test]

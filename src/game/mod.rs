@@ -35,6 +35,15 @@ pub enum Scoring {
     Territory,
 }
 
+/// The largest komi taken from outside (`komi`, SGF `KM`, an analysis query, `tengen match
+/// --komi`), either way: more than the 625 points of the largest board.
+pub const MAX_KOMI: f64 = 1000.0;
+
+/// `komi` when it is a finite number of at most [`MAX_KOMI`] points either way.
+pub fn checked_komi(komi: f64) -> Option<f64> {
+    (komi.is_finite() && komi.abs() <= MAX_KOMI).then_some(komi)
+}
+
 /// The rules a game is played under.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Rules {

@@ -16,9 +16,11 @@ use super::gogui;
 use super::protocol::{Command, GtpError};
 use super::sink::Sink;
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
-use crate::game::clock::{Clock, TimeSystem};
+use crate::game::clock::{Clock, Seconds, TimeSystem};
 use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
-use crate::game::{Game, Rules, fixed_handicap_points, free_handicap_points, max_fixed_handicap};
+use crate::game::{
+    Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
+};
 use crate::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
 use crate::search::time_for_move;
 use crate::sgf;
@@ -364,10 +366,11 @@ impl Engine {
         let [komi] = args else {
             return Err(GtpError::Syntax);
         };
-        let komi: f64 = komi.parse().map_err(|_| GtpError::Syntax)?;
-        if !komi.is_finite() || komi.abs() > 1000.0 {
-            return Err(GtpError::Syntax);
-        }
+        let komi = komi
+            .parse()
+            .ok()
+            .and_then(checked_komi)
+            .ok_or(GtpError::Syntax)?;
         self.game.set_komi(komi);
         Ok(String::new())
     }
@@ -434,7 +437,8 @@ impl Engine {
         let time = time_for_move(&self.clock, self.game.board(), color);
         debug!("time budget for this move: {time:?}");
         let budget = Budget {
-            deadline: time.map(|t| self.received + t),
+            // The clock's budget is at most a day: the sum cannot overflow, but is checked.
+            deadline: time.and_then(|t| self.received.checked_add(t)),
             stop: Some(Arc::clone(&self.stop)),
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
@@ -585,11 +589,14 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
-        let time: f64 = time.parse().map_err(|_| GtpError::Syntax)?;
+        let time = Seconds::parse_left(time).ok_or(GtpError::Syntax)?;
         let stones: i64 = stones.parse().map_err(|_| GtpError::Syntax)?;
-        // Negative values were sent by older controllers: clamp rather than refuse.
-        self.clock
-            .set_left(color, time, stones.clamp(0, i64::from(u32::MAX)) as u32);
+        // Negative counts were sent by older controllers: clamp rather than refuse.
+        self.clock.set_left(
+            color,
+            time.get(),
+            stones.clamp(0, i64::from(u32::MAX)) as u32,
+        );
         Ok(String::new())
     }
 
@@ -645,11 +652,10 @@ fn parse_color(text: &str) -> Result<Color, GtpError> {
     text.parse().map_err(|_| GtpError::Syntax)
 }
 
-/// A time in seconds: a finite, non-negative number.
+/// A time in seconds: see [`Seconds`] (0 to a day).
 fn seconds(text: &str) -> Result<f64, GtpError> {
-    text.parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
+    Seconds::parse(text)
+        .map(Seconds::get)
         .ok_or(GtpError::Syntax)
 }
 

@@ -387,7 +387,7 @@ fn resumed_games(dir: &Path, options: &MatchOptions) -> Result<Vec<GameRecord>, 
             continue;
         };
         let bad = |why: String| MatchError::Record(path.clone(), why);
-        let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+        let text = sgf::read_file(&path).map_err(|e| bad(e.to_string()))?;
         let (result, comment) = sgf::result_and_comment(&text).map_err(|e| bad(e.to_string()))?;
         let Some(result) = result else { continue };
         let game = sgf::load_game(&text, None, Rules::chinese(options.komi))

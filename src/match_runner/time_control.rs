@@ -5,6 +5,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::game::clock::Seconds;
+
 /// Main time, then `stones` moves in every byo-yomi period of `period`.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize)]
 pub struct TimeControl {
@@ -17,15 +19,11 @@ pub struct TimeControl {
 }
 
 impl TimeControl {
-    /// Parses `MAIN`, `MAIN+BYO/STONES` (seconds; e.g. `60+10/5`, `0+5/1`).
+    /// Parses `MAIN`, `MAIN+BYO/STONES` (seconds as GTP's time commands take them, at most a
+    /// day: see [`Seconds`]; e.g. `60+10/5`, `0+5/1`).
     pub fn parse(text: &str) -> Result<TimeControl, String> {
         let bad = || format!("--time wants MAIN or MAIN+BYO/STONES in seconds, got `{text}`");
-        let seconds = |s: &str| {
-            s.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 0.0 && *v < 1e7)
-        };
+        let seconds = |s: &str| Seconds::parse(s).map(Seconds::get);
         let (main, period, stones) = match text.split_once('+') {
             None => (seconds(text).ok_or_else(bad)?, 0.0, 0),
             Some((main, byo)) => {

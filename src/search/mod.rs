@@ -46,6 +46,17 @@ pub fn warm_up() {
 pub const DEFAULT_PLAYOUTS: u64 = 10_000;
 /// Tree nodes when the level does not say (about 34 bytes each).
 pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// The most tree nodes a level may have: 50 million, about 3.4 GB in its two trees.
+pub const MAX_NODES: usize = 50_000_000;
+/// The fewest tree nodes a level may have.
+pub const MIN_NODES: usize = 1_000;
+/// The most playouts a move or an analysis may ask for (a level's `playouts`, `--playouts`,
+/// `maxVisits`): a billion, hours of search on any machine.
+pub const MAX_PLAYOUTS: u64 = 1_000_000_000;
+/// The most search threads a level may ask for (`threads`, `--threads`). A fixed number, not
+/// one per core, so that a config valid on one machine is valid on all; more than any machine
+/// has cores.
+pub const MAX_THREADS: usize = 1024;
 /// Points a handicap stone is worth to [`dynamic_komi`] (Pachi's `handicap_value`).
 pub const DEFAULT_HANDICAP_KOMI: f32 = 7.0;
 
@@ -140,6 +151,44 @@ pub struct SearchSettings {
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
     pub early_stop: bool,
+}
+
+impl SearchSettings {
+    /// Checks that every setting is in its range (the README's table of keys); on failure, the
+    /// key at fault and what it must be.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        fn within<T: PartialOrd + std::fmt::Display>(
+            key: &'static str,
+            value: T,
+            min: T,
+            max: T,
+        ) -> Result<(), (&'static str, String)> {
+            // Written so that NaN fails too.
+            if value >= min && value <= max {
+                Ok(())
+            } else {
+                Err((key, format!("must be from {min} to {max}, not {value}")))
+            }
+        }
+        if let Some(playouts) = self.playouts {
+            within("playouts", playouts, 1, MAX_PLAYOUTS)?;
+        }
+        within("threads", self.threads, 0, MAX_THREADS)?;
+        within("max_nodes", self.max_nodes, MIN_NODES, MAX_NODES)?;
+        within("resign_threshold", self.resign_threshold, 0.0, 0.5)?;
+        within("exploration", self.exploration, 0.0, 10.0)?;
+        within("rave_equivalence", self.rave_equivalence, 1.0, 1e9)?;
+        within(
+            "rave_early_weight",
+            self.rave_early_weight,
+            0,
+            MAX_RAVE_EARLY_WEIGHT,
+        )?;
+        if let Some(expand_after) = self.expand_after {
+            within("expand_after", expand_after, 0, 1_000_000)?;
+        }
+        within("handicap_komi", self.handicap_komi, 0.0, 100.0)
+    }
 }
 
 impl Default for SearchSettings {

@@ -7,7 +7,7 @@ mod records;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use rand::rngs::SmallRng;
@@ -191,9 +191,9 @@ pub fn run(options: &TrainOptions, out: &mut dyn Write) -> Result<(), TrainError
 }
 
 /// Loads a record, or says on stderr why it is skipped.
-fn load(path: &PathBuf) -> Option<sgf::Record> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+fn load(path: &Path) -> Option<sgf::Record> {
+    let text = match sgf::read_file(path) {
+        Ok(text) => text,
         Err(e) => {
             eprintln!("skipping {}: {e}", path.display());
             return None;
