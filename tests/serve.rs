@@ -647,3 +647,19 @@ fn a_long_search_does_not_hold_up_an_easy_game() {
     assert!(started.elapsed() < Duration::from_secs(20));
     assert!(rx.try_recv().is_err(), "the slow search was still running");
 }
+
+#[test]
+fn the_page_and_the_levels_are_served() {
+    let dir = TempDir::new("page");
+    let server = Server::start(&dir.0, &[]);
+    let (status, head, page) = server.request("GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(head.contains("text/html"));
+    assert!(page.contains("/api/games"));
+    let (status, levels) = server.get("/api/levels");
+    assert_eq!(status, 200);
+    assert_eq!(levels["default"], "medium");
+    for level in ["easy", "medium", "mcts", "hard"] {
+        assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
+    }
+}
