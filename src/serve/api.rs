@@ -375,10 +375,10 @@ impl Server {
 }
 
 /// The state of `game`, with the AI's `reply` if it moved.
-fn state_json(game: &ServedGame, reply: Option<String>) -> Value {
+fn state_json(game: &ServedGame, reply: Option<String>) -> Json<super::game::State> {
     let mut state = game.state();
     state.reply = reply;
-    serde_json::to_value(state).unwrap_or(Value::Null)
+    Json(state)
 }
 
 type Shared = State<Arc<Server>>;
@@ -427,7 +427,7 @@ pub async fn create(
         server.games().remove(&game.key);
         return Err(e);
     }
-    Ok((StatusCode::CREATED, Json(state_json(&game, None))).into_response())
+    Ok((StatusCode::CREATED, state_json(&game, None)).into_response())
 }
 
 /// `GET /api/games/{key}`.
@@ -436,7 +436,7 @@ pub async fn state(
     path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
     let entry = server.entry(&key_of(path)?)?;
-    Ok(Json(state_json(&entry.view(), None)).into_response())
+    Ok(state_json(&entry.view(), None).into_response())
 }
 
 /// `GET /api/games/{key}/sgf`.
@@ -559,7 +559,7 @@ pub async fn play(
             .await?;
         game.ending = Some(ending);
         entry.publish(game);
-        return Ok(Json(state_json(game, None)).into_response());
+        return Ok(state_json(game, None).into_response());
     }
     let mv = Move::parse(&request.mv, size).map_err(|e| {
         Refusal::bad(
@@ -597,7 +597,7 @@ pub async fn play(
     } else {
         None
     };
-    Ok(Json(state_json(&slot.game, reply)).into_response())
+    Ok(state_json(&slot.game, reply).into_response())
 }
 
 /// `POST /api/games/{key}/genmove` `{number}`: the AI moves (when it is its turn).
@@ -621,7 +621,7 @@ pub async fn genmove(
         );
     }
     let reply = server.ai_turn(&entry, &mut slot, received).await?;
-    Ok(Json(state_json(&slot.game, Some(reply))).into_response())
+    Ok(state_json(&slot.game, Some(reply)).into_response())
 }
 
 /// `POST /api/games/{key}/undo` `{number}`: takes back the client's last move and the AI's
@@ -675,5 +675,5 @@ pub async fn undo(
     }
     game.ending = None;
     entry.publish(game);
-    Ok(Json(state_json(game, None)).into_response())
+    Ok(state_json(game, None).into_response())
 }

@@ -133,7 +133,8 @@ async fn serve(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> 
         .map_err(|e| format!("--bind {}: {e}", options.bind))?;
     let address: SocketAddr = listener.local_addr()?;
     eprintln!(
-        "tengen serve: {restored} games restored from {}; {} workers",
+        "tengen serve: {restored} game{} restored from {}; {} workers",
+        if restored == 1 { "" } else { "s" },
         options.store.display(),
         options.workers
     );
