@@ -194,6 +194,16 @@ impl Entry {
         *self.view.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(game.clone());
     }
 
+    /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
+    /// the store refused the move): then the 404 that tells the client to resync.
+    fn gone_or(&self, error: ApiError) -> ApiError {
+        if self.closed.load(Ordering::Relaxed) {
+            ApiError::unknown_game()
+        } else {
+            error
+        }
+    }
+
     fn touch(&self) {
         self.last_active.store(now(), Ordering::Relaxed);
     }
@@ -346,7 +356,8 @@ impl Server {
                 let key = game.key.clone();
                 let stored = ending.clone();
                 self.blocking_store(move |s| s.finish(&key, &stored, now()))
-                    .await?;
+                    .await
+                    .map_err(|e| entry.gone_or(e))?;
                 game.ending = Some(ending);
                 "resign".to_string()
             }
@@ -364,7 +375,7 @@ impl Server {
                 }
                 if let Err(e) = self.store_moves(game, from).await {
                     *game = before;
-                    return Err(e);
+                    return Err(entry.gone_or(e));
                 }
                 move_text(mv, game.game.size())
             }
@@ -556,7 +567,8 @@ pub async fn play(
         let stored = ending.clone();
         server
             .blocking_store(move |s| s.finish(&key, &stored, now()))
-            .await?;
+            .await
+            .map_err(|e| entry.gone_or(e))?;
         game.ending = Some(ending);
         entry.publish(game);
         return Ok(state_json(game, None).into_response());
@@ -589,7 +601,7 @@ pub async fn play(
     }
     if let Err(e) = server.store_moves(game, before.game.moves().len()).await {
         *game = before;
-        return Err(e);
+        return Err(entry.gone_or(e));
     }
     entry.publish(game);
     let reply = if game.ai_to_move() {
