@@ -25,3 +25,4 @@ pub mod bench;
 pub mod gtp;
 pub mod match_runner;
 pub mod regress;
+pub mod serve;

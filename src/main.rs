@@ -51,6 +51,33 @@ enum Command {
     /// (numAnalysisThreads, numSearchThreads, maxVisits, maxTime, reportAnalysisWinratesAs are
     /// read) and -override-config K=V,...; -model and other flags are accepted and ignored.
     Analysis(AnalysisArgs),
+    /// Play in a browser, and serve games to many clients over HTTP (a JSON API; docs/SERVE.md).
+    Serve(ServeArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Where to listen, host:port (port 0: any free port; the address is printed on stderr).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    bind: String,
+    /// The SQLite file that keeps the games across restarts (created if missing).
+    #[arg(long, value_name = "FILE", default_value = "tengen-games.sqlite")]
+    store: PathBuf,
+    /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+    /// AI moves computed at once (default: the number of cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    workers: Option<u16>,
+    /// Unfinished games one client may hold; one more is refused with 429.
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    max_games_per_client: u32,
+    /// Forget a game untouched for this long (e.g. 30m, 90s, 2h).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = tengen::serve::parse_duration)]
+    idle_timeout: Duration,
+    /// The longest the AI thinks about one move, in seconds.
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    move_time: f64,
 }
 
 #[derive(Args)]
@@ -269,6 +296,7 @@ fn main() -> ExitCode {
         Command::Regress(args) => run_regress(args),
         Command::Analysis(args) => run_analysis(args),
         Command::TrainPatterns(args) => run_train(args),
+        Command::Serve(args) => run_serve(args),
     }
 }
 
@@ -287,6 +315,39 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_serve(args: ServeArgs) -> ExitCode {
+    let config = match Config::load(args.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return fail(&e),
+    };
+    let Some(move_time) = Duration::try_from_secs_f64(args.move_time)
+        .ok()
+        .filter(|t| !t.is_zero() && t.as_secs() < 86_400)
+    else {
+        return fail(&"--move-time wants a positive number of seconds, under a day");
+    };
+    if args.idle_timeout.is_zero() {
+        return fail(&"--idle-timeout must be longer than 0s");
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let options = tengen::serve::ServeOptions {
+        bind: args.bind,
+        store: args.store,
+        config,
+        workers: args.workers.map_or(cores, usize::from),
+        max_games_per_client: args.max_games_per_client as usize,
+        idle_timeout: args.idle_timeout,
+        move_time,
+    };
+    match tengen::serve::run(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tengen serve: {e}");
             ExitCode::FAILURE
         }
     }

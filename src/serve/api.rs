@@ -1,0 +1,691 @@
+//! The JSON API under `/api/` (docs/SERVE.md describes it for clients): the games held in
+//! memory, one lock per game so that its moves (and its AI's moves) happen one at a time, and
+//! a handler per route. Every accepted move is in the store before its response is sent;
+//! any error leaves the game as it was.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, PathRejection};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::ai::Ai;
+use super::game::{NewGame, Refusal, ServedGame, move_text};
+use super::store::{Store, StoreError, StoredGame};
+use crate::board::Move;
+use crate::player::Answer;
+use crate::sgf::{self, RecordInfo};
+
+/// An error answer: a status and a JSON body with at least `error`.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    body: serde_json::Map<String, Value>,
+}
+
+impl ApiError {
+    fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
+        let mut body = serde_json::Map::new();
+        body.insert("error".to_string(), Value::String(message.into()));
+        ApiError { status, body }
+    }
+
+    fn with(mut self, name: &str, value: impl Into<Value>) -> ApiError {
+        self.body.insert(name.to_string(), value.into());
+        self
+    }
+
+    /// The answer for a key the server does not hold: the client should resend its game.
+    fn unknown_game() -> ApiError {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "no game with this key (finished and expired, deleted, or lost): POST /api/games with its moves to go on",
+        )
+        .with("resync", true)
+    }
+
+    fn store(e: StoreError) -> ApiError {
+        log::error!("store: {e}");
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the game store failed; nothing was changed: try again",
+        )
+    }
+
+    fn conflict(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::CONFLICT, message)
+    }
+
+    /// A 404 for a path that is no route.
+    pub fn no_route() -> ApiError {
+        ApiError::new(StatusCode::NOT_FOUND, "no such path (see docs/SERVE.md)")
+    }
+
+    /// A 405 for a route asked with the wrong method.
+    pub fn wrong_method() -> ApiError {
+        ApiError::new(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "this path does not take that method (see docs/SERVE.md)",
+        )
+    }
+}
+
+impl From<Refusal> for ApiError {
+    fn from(r: Refusal) -> ApiError {
+        let status = StatusCode::from_u16(r.status).unwrap_or(StatusCode::BAD_REQUEST);
+        let message = match &r.field {
+            Some(field) => format!("{field}: {}", r.message),
+            None => r.message,
+        };
+        let error = ApiError::new(status, message);
+        match r.field {
+            Some(field) => error.with("field", field),
+            None => error,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(Value::Object(self.body))).into_response()
+    }
+}
+
+/// Reads a JSON body into `T`, naming the field at fault when it cannot.
+fn parse<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+    let bytes = body.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
+    let mut de = serde_json::Deserializer::from_slice(&bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.inner().to_string();
+        // Unknown and missing fields are reported at their parent: take the name from the
+        // message.
+        let named = ["unknown field `", "missing field `"]
+            .iter()
+            .find_map(|prefix| message.strip_prefix(prefix))
+            .and_then(|rest| rest.split('`').next());
+        let field = match (path.as_str(), named) {
+            (".", Some(name)) => Some(name.to_string()),
+            (".", None) => None,
+            (_, Some(name)) if !path.ends_with(name) => Some(format!("{path}.{name}")),
+            _ => Some(path),
+        };
+        body_error(field, &message)
+    })?;
+    de.end().map_err(|e| body_error(None, &e.to_string()))?;
+    Ok(value)
+}
+
+/// A 400 for a body that is not the JSON asked for, naming the field at fault if one is.
+fn body_error(field: Option<String>, message: &str) -> ApiError {
+    match field {
+        Some(f) => {
+            ApiError::new(StatusCode::BAD_REQUEST, format!("{f}: {message}")).with("field", f)
+        }
+        None => ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("the body is not the JSON asked for: {message}"),
+        ),
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A new unguessable key: 128 random bits from the operating system's generator, in hex.
+fn new_key() -> String {
+    let mut bytes = [0u8; 16];
+    rand::fill(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// One game held in memory.
+pub struct Entry {
+    key: String,
+    client: String,
+    /// The game itself; held across a move and the AI's answer, so moves come one at a time.
+    slot: tokio::sync::Mutex<Slot>,
+    /// The game as last changed, for reads that should not wait for a search.
+    view: Mutex<Arc<ServedGame>>,
+    over: AtomicBool,
+    /// Set when the game is deleted or expires; a search that ends after it stores nothing.
+    closed: AtomicBool,
+    last_active: AtomicU64,
+}
+
+struct Slot {
+    game: ServedGame,
+    /// The pooled player that answered last.
+    player: Option<u64>,
+}
+
+impl Entry {
+    fn new(game: ServedGame, last_active: u64) -> Entry {
+        Entry {
+            key: game.key.clone(),
+            client: game.client.clone(),
+            over: AtomicBool::new(game.over()),
+            view: Mutex::new(Arc::new(game.clone())),
+            slot: tokio::sync::Mutex::new(Slot { game, player: None }),
+            closed: AtomicBool::new(false),
+            last_active: AtomicU64::new(last_active),
+        }
+    }
+
+    fn view(&self) -> Arc<ServedGame> {
+        Arc::clone(&self.view.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    fn publish(&self, game: &ServedGame) {
+        self.over.store(game.over(), Ordering::Relaxed);
+        *self.view.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(game.clone());
+    }
+
+    /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
+    /// the store refused the move): then the 404 that tells the client to resync.
+    fn gone_or(&self, error: ApiError) -> ApiError {
+        if self.closed.load(Ordering::Relaxed) {
+            ApiError::unknown_game()
+        } else {
+            error
+        }
+    }
+
+    fn touch(&self) {
+        self.last_active.store(now(), Ordering::Relaxed);
+    }
+}
+
+/// The server's shared state.
+pub struct Server {
+    games: Mutex<HashMap<String, Arc<Entry>>>,
+    store: Arc<dyn Store>,
+    ai: Ai,
+    levels: Vec<String>,
+    max_games_per_client: usize,
+    idle_timeout: Duration,
+}
+
+impl Server {
+    /// A server over `store` with no game loaded yet.
+    pub fn new(
+        store: Arc<dyn Store>,
+        ai: Ai,
+        max_games_per_client: usize,
+        idle_timeout: Duration,
+    ) -> Server {
+        Server {
+            games: Mutex::new(HashMap::new()),
+            store,
+            levels: ai.levels(),
+            ai,
+            max_games_per_client,
+            idle_timeout,
+        }
+    }
+
+    fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
+        self.games.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Drops the stored games idle for longer than the timeout, then loads the rest by
+    /// replaying their moves; how many were loaded. A game that no longer replays (its
+    /// level gone from the config, say) is logged and played at the default level, or
+    /// skipped.
+    pub fn restore(&self) -> Result<usize, StoreError> {
+        let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
+        let expired = self.store.expire(cutoff)?;
+        if !expired.is_empty() {
+            log::info!("{} idle games expired", expired.len());
+        }
+        let mut loaded = 0;
+        for mut stored in self.store.load_all()? {
+            if !self.levels.contains(&stored.level) {
+                log::warn!(
+                    "game {}: no level `{}` any more; it plays at `{}`",
+                    stored.key,
+                    stored.level,
+                    self.ai.default_level()
+                );
+                stored.level = self.ai.default_level().to_string();
+            }
+            match ServedGame::from_stored(&stored, &self.levels) {
+                Ok(game) => {
+                    let entry = Arc::new(Entry::new(game, stored.last_active));
+                    self.games().insert(stored.key.clone(), entry);
+                    loaded += 1;
+                }
+                Err(r) => log::warn!(
+                    "game {}: cannot be replayed ({}); skipped",
+                    stored.key,
+                    r.message
+                ),
+            }
+        }
+        Ok(loaded)
+    }
+
+    /// Forgets the games idle for longer than the timeout (not one whose move is being
+    /// made), in memory and in the store.
+    pub async fn expire_idle(self: &Arc<Self>) {
+        let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
+        let expired: Vec<Arc<Entry>> = {
+            let mut games = self.games();
+            let keys: Vec<String> = games
+                .values()
+                .filter(|e| {
+                    e.last_active.load(Ordering::Relaxed) < cutoff && e.slot.try_lock().is_ok()
+                })
+                .map(|e| e.key.clone())
+                .collect();
+            keys.iter().filter_map(|k| games.remove(k)).collect()
+        };
+        for entry in expired {
+            entry.closed.store(true, Ordering::Relaxed);
+            let key = entry.key.clone();
+            if let Err(e) = self.blocking_store(move |s| s.delete(&key)).await {
+                log::error!("expiring {}: {:?}", entry.key, e);
+            }
+        }
+    }
+
+    async fn blocking_store<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&dyn Store) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let store = Arc::clone(&self.store);
+        match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
+            Ok(result) => result.map_err(ApiError::store),
+            Err(e) => Err(ApiError::store(StoreError(e.to_string()))),
+        }
+    }
+
+    fn entry(&self, key: &str) -> Result<Arc<Entry>, ApiError> {
+        let entry = self
+            .games()
+            .get(key)
+            .cloned()
+            .ok_or_else(ApiError::unknown_game)?;
+        entry.touch();
+        Ok(entry)
+    }
+
+    /// Stores the moves from index `from` on (and the ending, if any) of `game`.
+    async fn store_moves(&self, game: &ServedGame, from: usize) -> Result<(), ApiError> {
+        let key = game.key.clone();
+        let moves = game.move_texts(from);
+        let ending = game.ending.clone();
+        self.blocking_store(move |s| s.append(&key, from + 1, &moves, ending.as_ref(), now()))
+            .await
+    }
+
+    /// The AI's move in `slot`'s game, stored; its text (`D4`, `pass`, `resign`).
+    async fn ai_turn(
+        &self,
+        entry: &Entry,
+        slot: &mut Slot,
+        received: Instant,
+    ) -> Result<String, ApiError> {
+        let game = &mut slot.game;
+        let color = game.game.to_move();
+        let reply = self
+            .ai
+            .genmove(&game.game, &game.level, slot.player, received)
+            .await;
+        slot.player = reply.player;
+        if entry.closed.load(Ordering::Relaxed) {
+            return Err(ApiError::unknown_game());
+        }
+        let before = game.clone();
+        let text = match reply.answer {
+            Answer::Resign => {
+                let ending = ServedGame::resignation(color);
+                let key = game.key.clone();
+                let stored = ending.clone();
+                self.blocking_store(move |s| s.finish(&key, &stored, now()))
+                    .await
+                    .map_err(|e| entry.gone_or(e))?;
+                game.ending = Some(ending);
+                "resign".to_string()
+            }
+            Answer::Move(mv) => {
+                let from = game.game.moves().len();
+                // The AI's move was checked legal against this very position.
+                game.game.play(color, mv).map_err(|e| {
+                    ApiError::new(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        format!("the AI's move was illegal: {e}"),
+                    )
+                })?;
+                if game.needs_scoring() {
+                    game.ending = Some(self.ai.score(&game.game).await);
+                }
+                if let Err(e) = self.store_moves(game, from).await {
+                    *game = before;
+                    return Err(entry.gone_or(e));
+                }
+                move_text(mv, game.game.size())
+            }
+        };
+        entry.publish(game);
+        Ok(text)
+    }
+}
+
+/// The state of `game`, with the AI's `reply` if it moved.
+fn state_json(game: &ServedGame, reply: Option<String>) -> Json<super::game::State> {
+    let mut state = game.state();
+    state.reply = reply;
+    Json(state)
+}
+
+type Shared = State<Arc<Server>>;
+
+fn key_of(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+    path.map(|Path(key)| key)
+        .map_err(|_| ApiError::unknown_game())
+}
+
+/// `GET /api/levels`: the levels a game may be played at, and the default.
+pub async fn levels(State(server): Shared) -> Response {
+    Json(json!({"levels": server.levels, "default": server.ai.default_level()})).into_response()
+}
+
+/// `POST /api/games`: a new game, or a lost one restored from its moves.
+pub async fn create(
+    State(server): Shared,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let request: NewGame = parse(body)?;
+    let mut game = ServedGame::create(new_key(), request, &server.levels)?;
+    if game.needs_scoring() {
+        game.ending = Some(server.ai.score(&game.game).await);
+    }
+    let entry = Arc::new(Entry::new(game.clone(), now()));
+    {
+        let mut games = server.games();
+        let open = games
+            .values()
+            .filter(|e| e.client == game.client && !e.over.load(Ordering::Relaxed))
+            .count();
+        if open >= server.max_games_per_client && !game.over() {
+            return Err(ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "client: `{}` already has {open} unfinished games, the most allowed: finish or DELETE one first",
+                    game.client
+                ),
+            )
+            .with("field", "client"));
+        }
+        games.insert(game.key.clone(), Arc::clone(&entry));
+    }
+    let stored: StoredGame = game.to_stored(now());
+    if let Err(e) = server.blocking_store(move |s| s.create(&stored)).await {
+        server.games().remove(&game.key);
+        return Err(e);
+    }
+    Ok((StatusCode::CREATED, state_json(&game, None)).into_response())
+}
+
+/// `GET /api/games/{key}`.
+pub async fn state(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let entry = server.entry(&key_of(path)?)?;
+    Ok(state_json(&entry.view(), None).into_response())
+}
+
+/// `GET /api/games/{key}/sgf`.
+pub async fn sgf(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let entry = server.entry(&key_of(path)?)?;
+    let game = entry.view();
+    let ai = format!("tengen {} ({})", env!("CARGO_PKG_VERSION"), game.level);
+    let (black, white) = match game.human {
+        crate::board::Color::Black => (game.client.as_str(), ai.as_str()),
+        crate::board::Color::White => (ai.as_str(), game.client.as_str()),
+    };
+    let result = game.ending.as_ref().map_or("", |e| e.result.as_str());
+    let record = sgf::write_record(
+        &game.game,
+        &RecordInfo {
+            black,
+            white,
+            date: &sgf::today(),
+            result,
+            rules: "Chinese",
+            comment: "",
+        },
+    );
+    let name = format!(
+        "attachment; filename=\"tengen-{}.sgf\"",
+        &game.key[..8.min(game.key.len())]
+    );
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-go-sgf".to_string()),
+            (header::CONTENT_DISPOSITION, name),
+        ],
+        record,
+    )
+        .into_response())
+}
+
+/// `DELETE /api/games/{key}`.
+pub async fn delete(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let key = key_of(path)?;
+    let entry = server
+        .games()
+        .remove(&key)
+        .ok_or_else(ApiError::unknown_game)?;
+    entry.closed.store(true, Ordering::Relaxed);
+    server.blocking_store(move |s| s.delete(&key)).await?;
+    Ok(Json(json!({"deleted": entry.key})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MoveRequest {
+    #[serde(rename = "move")]
+    mv: String,
+    number: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NumberRequest {
+    number: u64,
+}
+
+/// Refuses a request whose `number` is not the next move's, or a game that is over.
+fn check_number(game: &ServedGame, number: u64) -> Result<(), ApiError> {
+    let expected = game.next_number();
+    if let Some(ending) = &game.ending {
+        return Err(
+            ApiError::conflict(format!("the game is over ({})", ending.result))
+                .with("result", ending.result.clone()),
+        );
+    }
+    if number != expected as u64 {
+        return Err(ApiError::conflict(format!(
+            "number: the next move is number {expected}, not {number}"
+        ))
+        .with("field", "number")
+        .with("expected", expected));
+    }
+    Ok(())
+}
+
+/// `POST /api/games/{key}/moves` `{move, number}`: the client's move, then the AI's reply.
+pub async fn play(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let received = Instant::now();
+    let entry = server.entry(&key_of(path)?)?;
+    let request: MoveRequest = parse(body)?;
+    let mut slot = entry.slot.lock().await;
+    if entry.closed.load(Ordering::Relaxed) {
+        return Err(ApiError::unknown_game());
+    }
+    let game = &mut slot.game;
+    check_number(game, request.number)?;
+    if game.ai_to_move() {
+        return Err(ApiError::conflict(format!(
+            "it is the AI's turn: POST /api/games/{}/genmove with number {}",
+            game.key,
+            game.next_number()
+        ))
+        .with("expected", game.next_number()));
+    }
+    let size = game.game.size();
+    let color = game.game.to_move();
+    if request.mv.eq_ignore_ascii_case("resign") {
+        let ending = ServedGame::resignation(color);
+        let key = game.key.clone();
+        let stored = ending.clone();
+        server
+            .blocking_store(move |s| s.finish(&key, &stored, now()))
+            .await
+            .map_err(|e| entry.gone_or(e))?;
+        game.ending = Some(ending);
+        entry.publish(game);
+        return Ok(state_json(game, None).into_response());
+    }
+    let mv = Move::parse(&request.mv, size).map_err(|e| {
+        Refusal::bad(
+            "move",
+            format!(
+                "{e}: `{}` (a vertex such as D4, `pass` or `resign`)",
+                request.mv.chars().take(10).collect::<String>()
+            ),
+        )
+    })?;
+    let before = game.clone();
+    if let Err(e) = game.game.play(color, mv) {
+        let reason = match e {
+            crate::game::IllegalMove::Occupied => "occupied",
+            crate::game::IllegalMove::Ko => "ko",
+            crate::game::IllegalMove::Superko => "superko",
+            crate::game::IllegalMove::Suicide => "suicide",
+        };
+        return Err(ApiError::from(Refusal::illegal(
+            "move",
+            format!("{} is illegal: {e}", move_text(mv, size)),
+        ))
+        .with("reason", reason));
+    }
+    if game.needs_scoring() {
+        game.ending = Some(server.ai.score(&game.game).await);
+    }
+    if let Err(e) = server.store_moves(game, before.game.moves().len()).await {
+        *game = before;
+        return Err(entry.gone_or(e));
+    }
+    entry.publish(game);
+    let reply = if game.ai_to_move() {
+        Some(server.ai_turn(&entry, &mut slot, received).await?)
+    } else {
+        None
+    };
+    Ok(state_json(&slot.game, reply).into_response())
+}
+
+/// `POST /api/games/{key}/genmove` `{number}`: the AI moves (when it is its turn).
+pub async fn genmove(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let received = Instant::now();
+    let entry = server.entry(&key_of(path)?)?;
+    let request: NumberRequest = parse(body)?;
+    let mut slot = entry.slot.lock().await;
+    if entry.closed.load(Ordering::Relaxed) {
+        return Err(ApiError::unknown_game());
+    }
+    check_number(&slot.game, request.number)?;
+    if !slot.game.ai_to_move() {
+        return Err(
+            ApiError::conflict("it is your turn: POST your move to /moves")
+                .with("expected", slot.game.next_number()),
+        );
+    }
+    let reply = server.ai_turn(&entry, &mut slot, received).await?;
+    Ok(state_json(&slot.game, Some(reply)).into_response())
+}
+
+/// `POST /api/games/{key}/undo` `{number}`: takes back the client's last move and the AI's
+/// reply to it, so that it is the client's turn again; `number` is the state's `number`
+/// (the next move's), so that an undo sent twice takes back one move only.
+pub async fn undo(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let entry = server.entry(&key_of(path)?)?;
+    let request: NumberRequest = parse(body)?;
+    let mut slot = entry.slot.lock().await;
+    if entry.closed.load(Ordering::Relaxed) {
+        return Err(ApiError::unknown_game());
+    }
+    let game = &mut slot.game;
+    let expected = game.next_number();
+    if request.number != expected as u64 {
+        return Err(ApiError::conflict(format!(
+            "number: the next move is number {expected}, not {}",
+            request.number
+        ))
+        .with("field", "number")
+        .with("expected", expected));
+    }
+    if game
+        .ending
+        .as_ref()
+        .is_some_and(|e| e.result.ends_with("+R"))
+    {
+        return Err(ApiError::conflict(
+            "the game ended by resignation: nothing to undo",
+        ));
+    }
+    let Some(keep) = game
+        .game
+        .moves()
+        .iter()
+        .rposition(|&(c, _)| c == game.human)
+    else {
+        return Err(ApiError::conflict("you have no move to take back"));
+    };
+    let key = game.key.clone();
+    server
+        .blocking_store(move |s| s.truncate(&key, keep, now()))
+        .await?;
+    while game.game.moves().len() > keep {
+        // There are moves left to take back, so undo succeeds.
+        let _ = game.game.undo();
+    }
+    game.ending = None;
+    entry.publish(game);
+    Ok(state_json(game, None).into_response())
+}

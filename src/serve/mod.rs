@@ -1,0 +1,195 @@
+//! `tengen serve`: play tengen in a browser, and a game server that many clients share.
+//!
+//! One process: an HTTP server (axum on tokio) with the page at `/` ([`PAGE`], built into the
+//! binary) and a JSON API under `/api/` ([`api`]); games kept in a [`store`] (SQLite) so that a
+//! restart loses no acknowledged move; the levels' players run on a bounded worker pool
+//! ([`ai`]), so a long search never holds up another game's reply. docs/SERVE.md is the
+//! user's guide.
+
+pub mod ai;
+pub mod api;
+pub mod game;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::header;
+use axum::response::{Html, IntoResponse};
+use axum::routing::{get, post};
+
+use crate::config::Config;
+use ai::Ai;
+use api::{ApiError, Server};
+use store::SqliteStore;
+
+/// The page: board, new-game form and the little script that drives the API.
+pub const PAGE: &str = include_str!("page.html");
+
+/// The largest request body accepted, in bytes (a 25x25 game of 2,500 moves fits).
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// How `tengen serve` runs.
+pub struct ServeOptions {
+    /// Where to listen, `host:port` (port 0: any free one).
+    pub bind: String,
+    /// The SQLite file that holds the games.
+    pub store: PathBuf,
+    /// The levels.
+    pub config: Config,
+    /// Searches run at once.
+    pub workers: usize,
+    /// Unfinished games one client may hold.
+    pub max_games_per_client: usize,
+    /// A game untouched this long is forgotten.
+    pub idle_timeout: Duration,
+    /// The longest the AI may take for a move, from its request's arrival.
+    pub move_time: Duration,
+}
+
+/// A duration as `90s`, `30m`, `2h`, `1h30m` or plain seconds (`45`); for `--idle-timeout`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let bad = || format!("`{text}` is not a duration such as 30m, 90s, 2h or 1h30m");
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(seconds) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(seconds));
+    }
+    let mut total: u64 = 0;
+    let mut number = String::new();
+    for ch in text.chars() {
+        if ch.is_ascii_digit() {
+            number.push(ch);
+            continue;
+        }
+        let unit = match ch {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(bad()),
+        };
+        let n: u64 = number.parse().map_err(|_| bad())?;
+        total = n
+            .checked_mul(unit)
+            .and_then(|s| total.checked_add(s))
+            .ok_or_else(bad)?;
+        number.clear();
+    }
+    if !number.is_empty() {
+        return Err(bad());
+    }
+    Ok(Duration::from_secs(total))
+}
+
+/// The routes: the page, the API, and JSON errors for everything else.
+pub fn router(server: Arc<Server>) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/api/levels", get(api::levels))
+        .route("/api/games", post(api::create))
+        .route("/api/games/{key}", get(api::state).delete(api::delete))
+        .route("/api/games/{key}/moves", post(api::play))
+        .route("/api/games/{key}/genmove", post(api::genmove))
+        .route("/api/games/{key}/undo", post(api::undo))
+        .route("/api/games/{key}/sgf", get(api::sgf))
+        .fallback(|| async { ApiError::no_route() })
+        .method_not_allowed_fallback(|| async { ApiError::wrong_method() })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(server)
+}
+
+async fn page() -> impl IntoResponse {
+    ([(header::CACHE_CONTROL, "no-cache")], Html(PAGE))
+}
+
+/// Runs the server until SIGINT or SIGTERM. Prints `tengen serve: listening on
+/// http://ADDRESS` on stderr once it accepts connections (tests read the port from it).
+pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(options))
+}
+
+async fn serve(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
+    let store = SqliteStore::open(&options.store)?;
+    let ai = Ai::new(options.config, options.workers, options.move_time);
+    let server = Arc::new(Server::new(
+        Arc::new(store),
+        ai,
+        options.max_games_per_client,
+        options.idle_timeout,
+    ));
+    let restored = server.restore()?;
+    let listener = tokio::net::TcpListener::bind(&options.bind)
+        .await
+        .map_err(|e| format!("--bind {}: {e}", options.bind))?;
+    let address: SocketAddr = listener.local_addr()?;
+    eprintln!(
+        "tengen serve: {restored} game{} restored from {}; {} workers",
+        if restored == 1 { "" } else { "s" },
+        options.store.display(),
+        options.workers
+    );
+    eprintln!("tengen serve: listening on http://{address}");
+    let sweeper = Arc::clone(&server);
+    let every = (options.idle_timeout / 4).clamp(Duration::from_secs(1), Duration::from_secs(60));
+    tokio::spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            sweeper.expire_idle().await;
+        }
+    });
+    axum::serve(listener, router(server))
+        .with_graceful_shutdown(shutdown())
+        .await?;
+    Ok(())
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = interrupt => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = interrupt.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = interrupt.await;
+    }
+    eprintln!("tengen serve: stopping");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        assert_eq!(parse_duration("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration("45"), Ok(Duration::from_secs(45)));
+        for bad in ["", "m", "30x", "5m3", "-5s", "99999999999999999999h"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+}

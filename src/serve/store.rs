@@ -1,0 +1,362 @@
+//! Where `tengen serve` keeps its games so that a restart loses none: one small trait,
+//! [`Store`], and its SQLite implementation. A game is its settings plus its move list; the
+//! server rebuilds the position by replaying the moves, so nothing else needs storing.
+//!
+//! Another store (a PostgreSQL shared by several servers, docs/SERVE.md) implements the same
+//! trait; every call is synchronous and made off the async threads.
+
+use std::fmt;
+use std::path::Path;
+use std::sync::Mutex;
+
+use rusqlite::{Connection, params};
+
+/// A game as stored: what `POST /api/games` was given, the moves since and how it ended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredGame {
+    /// The game's key (its capability).
+    pub key: String,
+    /// The client that opened it.
+    pub client: String,
+    /// The board size.
+    pub size: usize,
+    /// The AI's level.
+    pub level: String,
+    /// The client's colour, `B` or `W`.
+    pub color: char,
+    /// Komi.
+    pub komi: f64,
+    /// Handicap stones (fixed placement).
+    pub handicap: usize,
+    /// The moves in order, as GTP vertices or `pass`.
+    pub moves: Vec<String>,
+    /// How the game ended, when it has.
+    pub ending: Option<Ending>,
+    /// Seconds since the Unix epoch of the last change or request.
+    pub last_active: u64,
+}
+
+/// The end of a game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ending {
+    /// `B+R`, `W+3.5`, `0`.
+    pub result: String,
+    /// The stones the scorer found dead (vertices).
+    pub dead: Vec<String>,
+}
+
+/// A store that failed; the server answers 503 and changes nothing.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> StoreError {
+        StoreError(e.to_string())
+    }
+}
+
+/// The games' durable home. Each call is one transaction: when it returns `Ok` the change
+/// survives the process being killed.
+pub trait Store: Send + Sync {
+    /// Every game held, with its moves.
+    fn load_all(&self) -> Result<Vec<StoredGame>, StoreError>;
+    /// Adds a new game (its `moves` and `ending` too).
+    fn create(&self, game: &StoredGame) -> Result<(), StoreError>;
+    /// Appends `moves`, the first numbered `first` (counting from 1), and the ending if they
+    /// end the game. Fails, storing nothing, when the game is gone or a number is taken.
+    fn append(
+        &self,
+        key: &str,
+        first: usize,
+        moves: &[String],
+        ending: Option<&Ending>,
+        now: u64,
+    ) -> Result<(), StoreError>;
+    /// Keeps the first `len` moves only and clears the ending (undo).
+    fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError>;
+    /// Records the ending of a game that ended without a move (a resignation).
+    fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError>;
+    /// Notes that the game was used at `now`.
+    fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
+    /// Removes a game; removing one that is not there is no error.
+    fn delete(&self, key: &str) -> Result<(), StoreError>;
+    /// Removes the games last active before `before`; their keys.
+    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError>;
+}
+
+/// SQLite in one file, in WAL mode with `synchronous = FULL`: a commit is on disk when it
+/// returns, so neither `kill -9` nor a power cut loses an acknowledged move.
+pub struct SqliteStore {
+    conn: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS games (
+    key TEXT PRIMARY KEY,
+    client TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    level TEXT NOT NULL,
+    color TEXT NOT NULL,
+    komi REAL NOT NULL,
+    handicap INTEGER NOT NULL,
+    result TEXT,
+    dead TEXT NOT NULL DEFAULT '',
+    created INTEGER NOT NULL,
+    last_active INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moves (
+    key TEXT NOT NULL REFERENCES games(key) ON DELETE CASCADE,
+    number INTEGER NOT NULL,
+    move TEXT NOT NULL,
+    PRIMARY KEY (key, number)
+) WITHOUT ROWID;
+";
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`; `:memory:` keeps it in memory.
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        let conn =
+            Connection::open(path).map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        // journal_mode answers with a row, so it is queried, not executed.
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
+        conn.execute_batch(SCHEMA)
+            .map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        Ok(SqliteStore {
+            conn: Mutex::new(conn),
+        })
+    }
+
+    fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a transaction half done (it rolls back
+        // on drop), so a poisoned lock is still a good connection.
+        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn insert_moves(
+    tx: &rusqlite::Transaction<'_>,
+    key: &str,
+    first: usize,
+    moves: &[String],
+) -> Result<(), StoreError> {
+    let mut insert =
+        tx.prepare_cached("INSERT INTO moves (key, number, move) VALUES (?1, ?2, ?3)")?;
+    for (i, mv) in moves.iter().enumerate() {
+        insert.execute(params![key, (first + i) as i64, mv])?;
+    }
+    Ok(())
+}
+
+fn set_ending(
+    tx: &rusqlite::Transaction<'_>,
+    key: &str,
+    ending: Option<&Ending>,
+    now: u64,
+) -> Result<usize, StoreError> {
+    Ok(tx.execute(
+        "UPDATE games SET result = ?2, dead = ?3, last_active = ?4 WHERE key = ?1",
+        params![
+            key,
+            ending.map(|e| e.result.as_str()),
+            ending.map_or(String::new(), |e| e.dead.join(" ")),
+            now as i64
+        ],
+    )?)
+}
+
+impl Store for SqliteStore {
+    fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
+        let conn = self.conn();
+        let mut games = conn.prepare(
+            "SELECT key, client, size, level, color, komi, handicap, result, dead, last_active
+             FROM games ORDER BY created, key",
+        )?;
+        let mut moves = conn.prepare("SELECT move FROM moves WHERE key = ?1 ORDER BY number")?;
+        let rows = games.query_map([], |r| {
+            let color: String = r.get(4)?;
+            let result: Option<String> = r.get(7)?;
+            let dead: String = r.get(8)?;
+            Ok(StoredGame {
+                key: r.get(0)?,
+                client: r.get(1)?,
+                size: r.get::<_, i64>(2)? as usize,
+                level: r.get(3)?,
+                color: color.chars().next().unwrap_or('B'),
+                komi: r.get(5)?,
+                handicap: r.get::<_, i64>(6)? as usize,
+                moves: Vec::new(),
+                ending: result.map(|result| Ending {
+                    result,
+                    dead: dead.split_whitespace().map(str::to_string).collect(),
+                }),
+                last_active: r.get::<_, i64>(9)? as u64,
+            })
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let mut game = row?;
+            game.moves = moves
+                .query_map([&game.key], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            out.push(game);
+        }
+        Ok(out)
+    }
+
+    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "INSERT INTO games (key, client, size, level, color, komi, handicap, created, last_active)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+            params![
+                game.key,
+                game.client,
+                game.size as i64,
+                game.level,
+                game.color.to_string(),
+                game.komi,
+                game.handicap as i64,
+                game.last_active as i64
+            ],
+        )?;
+        insert_moves(&tx, &game.key, 1, &game.moves)?;
+        set_ending(&tx, &game.key, game.ending.as_ref(), game.last_active)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn append(
+        &self,
+        key: &str,
+        first: usize,
+        moves: &[String],
+        ending: Option<&Ending>,
+        now: u64,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        insert_moves(&tx, key, first, moves)?;
+        if set_ending(&tx, key, ending, now)? == 0 {
+            return Err(StoreError(format!("no game {key}")));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        tx.execute(
+            "DELETE FROM moves WHERE key = ?1 AND number > ?2",
+            params![key, len as i64],
+        )?;
+        if set_ending(&tx, key, None, now)? == 0 {
+            return Err(StoreError(format!("no game {key}")));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        if set_ending(&tx, key, Some(ending), now)? == 0 {
+            return Err(StoreError(format!("no game {key}")));
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
+        self.conn().execute(
+            "UPDATE games SET last_active = ?2 WHERE key = ?1",
+            params![key, now as i64],
+        )?;
+        Ok(())
+    }
+
+    fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.conn()
+            .execute("DELETE FROM games WHERE key = ?1", params![key])?;
+        Ok(())
+    }
+
+    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn();
+        let tx = conn.transaction()?;
+        let keys: Vec<String> = tx
+            .prepare("SELECT key FROM games WHERE last_active < ?1")?
+            .query_map([before as i64], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        tx.execute("DELETE FROM games WHERE last_active < ?1", [before as i64])?;
+        tx.commit()?;
+        Ok(keys)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(key: &str, moves: &[&str]) -> StoredGame {
+        StoredGame {
+            key: key.to_string(),
+            client: "c".to_string(),
+            size: 9,
+            level: "easy".to_string(),
+            color: 'B',
+            komi: 7.5,
+            handicap: 0,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            ending: None,
+            last_active: 100,
+        }
+    }
+
+    #[test]
+    fn moves_endings_undo_and_expiry_round_trip() {
+        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
+        store.create(&game("a", &["D4"])).unwrap();
+        store.create(&game("b", &[])).unwrap();
+        store
+            .append("a", 2, &["E5".to_string(), "pass".to_string()], None, 150)
+            .unwrap();
+        // A number already taken stores nothing.
+        assert!(
+            store
+                .append("a", 3, &["F6".to_string()], None, 150)
+                .is_err()
+        );
+        // Nor does a game that is not there.
+        assert!(
+            store
+                .append("zz", 1, &["F6".to_string()], None, 150)
+                .is_err()
+        );
+        let ending = Ending {
+            result: "W+R".to_string(),
+            dead: vec!["D4".to_string()],
+        };
+        store.finish("b", &ending, 160).unwrap();
+        let all = store.load_all().unwrap();
+        assert_eq!(all[0].moves, ["D4", "E5", "pass"]);
+        assert_eq!(all[0].last_active, 150);
+        assert_eq!(all[1].ending.as_ref(), Some(&ending));
+        store.truncate("a", 1, 170).unwrap();
+        assert_eq!(store.load_all().unwrap()[0].moves, ["D4"]);
+        assert_eq!(store.expire(165).unwrap(), ["b"]);
+        store.delete("a").unwrap();
+        assert!(store.load_all().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,665 @@
+//! `tengen serve` over loopback: the real binary, a plain HTTP/1.1 client, and a store in a
+//! temporary directory per test. Full games at `easy` and `medium`, every error case, the
+//! resync path, the per-client limit, undo, expiry, a restart after `kill -9`, and a long
+//! search beside an easy game.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+use serde_json::{Value, json};
+use tengen::board::{Color, Move};
+use tengen::game::{Game, Rules};
+use tengen::player::sensible_moves;
+
+/// A temporary directory, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!("tengen-serve-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A running `tengen serve`, killed when dropped.
+struct Server {
+    child: Child,
+    address: String,
+}
+
+impl Server {
+    /// Starts `tengen serve --bind 127.0.0.1:0 --store DIR/games.sqlite ARGS` in `dir` (so no
+    /// engines.toml is picked up) and waits for the address it prints.
+    fn start(dir: &Path, args: &[&str]) -> Server {
+        let store = dir.join("games.sqlite");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
+            .args(["serve", "--bind", "127.0.0.1:0", "--store"])
+            .arg(&store)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start tengen serve");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(at) = line.find("listening on http://") {
+                    let _ = tx.send(line[at + "listening on http://".len()..].trim().to_string());
+                }
+            }
+        });
+        let address = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("tengen serve prints the address it listens on");
+        Server { child, address }
+    }
+
+    /// `kill -9`.
+    fn kill(mut self) {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+    }
+
+    fn request(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
+        request(&self.address, method, path, body)
+    }
+
+    /// A request whose answer is JSON: its status and body.
+    fn json(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+        let body = body.map(|b| b.to_string());
+        let (status, _, text) = self.request(method, path, body.as_deref());
+        let value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {text}"));
+        (status, value)
+    }
+
+    fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        self.json("POST", path, Some(body))
+    }
+
+    fn get(&self, path: &str) -> (u16, Value) {
+        self.json("GET", path, None)
+    }
+
+    /// Opens a game; its state.
+    fn open(&self, body: Value) -> Value {
+        let (status, state) = self.post("/api/games", body);
+        assert_eq!(status, 201, "{state}");
+        state
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request on a fresh connection: status, headers and body.
+fn request(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(address).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let body = body.unwrap_or("");
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).expect("read the response");
+    let text = String::from_utf8(raw).expect("UTF-8 response");
+    let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let head = head.to_ascii_lowercase();
+    let body = if head.contains("transfer-encoding: chunked") {
+        dechunk(rest)
+    } else {
+        rest.to_string()
+    };
+    (status, head, body)
+}
+
+fn dechunk(mut text: &str) -> String {
+    let mut out = String::new();
+    loop {
+        let (size, rest) = text.split_once("\r\n").unwrap();
+        let size = usize::from_str_radix(size.trim(), 16).unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.push_str(&rest[..size]);
+        text = &rest[size + 2..];
+    }
+}
+
+fn key(state: &Value) -> String {
+    state["key"].as_str().unwrap().to_string()
+}
+
+fn moves(state: &Value) -> Vec<String> {
+    state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The board of `game` as the state draws it.
+fn rows(game: &Game) -> Vec<String> {
+    let size = game.size();
+    let board = game.board();
+    (0..size)
+        .rev()
+        .map(|row| {
+            (0..size)
+                .map(
+                    |col| match board.color_at(tengen::board::Point::new(size, col, row)) {
+                        Some(Color::Black) => 'X',
+                        Some(Color::White) => 'O',
+                        None => '.',
+                    },
+                )
+                .collect()
+        })
+        .collect()
+}
+
+/// Plays a whole 9x9 game as Black against `level`: random sensible moves for 60 moves, then
+/// passes; checks every state against a local replay; returns the last state.
+fn play_a_game(server: &Server, level: &str, seed: u64) -> Value {
+    let state = server.open(json!({"client": "t", "size": 9, "level": level, "color": "B"}));
+    let key = key(&state);
+    let mut mirror = Game::new(9, Rules::chinese(7.5));
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut state = state;
+    while !state["over"].as_bool().unwrap() {
+        assert!(state["your_turn"].as_bool().unwrap(), "{state}");
+        let number = state["number"].as_u64().unwrap();
+        let choices = sensible_moves(&mirror, Color::Black);
+        let mv = if number > 60 || choices.is_empty() {
+            Move::Pass
+        } else {
+            Move::Play(choices[rng.random_range(0..choices.len())])
+        };
+        let text = match mv {
+            Move::Play(p) => p.to_vertex(9),
+            Move::Pass => "pass".to_string(),
+        };
+        let (status, next) = server.post(
+            &format!("/api/games/{key}/moves"),
+            json!({"move": text, "number": number}),
+        );
+        assert_eq!(status, 200, "{next}");
+        mirror.play(Color::Black, mv).unwrap();
+        if let Some(reply) = next["reply"].as_str()
+            && reply != "resign"
+        {
+            let reply = Move::parse(reply, 9).unwrap();
+            mirror
+                .play(Color::White, reply)
+                .expect("the AI's reply is legal");
+        }
+        let played: Vec<String> = mirror
+            .moves()
+            .iter()
+            .map(|&(_, m)| match m {
+                Move::Play(p) => p.to_vertex(9),
+                Move::Pass => "pass".to_string(),
+            })
+            .collect();
+        assert_eq!(moves(&next), played);
+        assert_eq!(next["board"], json!(rows(&mirror)));
+        assert_eq!(next["number"].as_u64().unwrap() as usize, played.len() + 1);
+        state = next;
+    }
+    let result = state["result"].as_str().unwrap();
+    assert!(
+        result == "0" || result.starts_with("B+") || result.starts_with("W+"),
+        "{result}"
+    );
+    // The state read back, and the SGF, agree with the last answer.
+    let (status, read) = server.get(&format!("/api/games/{key}"));
+    assert_eq!(status, 200);
+    assert_eq!(
+        read,
+        state
+            .as_object()
+            .map(|o| {
+                let mut o = o.clone();
+                o.remove("reply");
+                Value::Object(o)
+            })
+            .unwrap()
+    );
+    let (status, head, sgf) = server.request("GET", &format!("/api/games/{key}/sgf"), None);
+    assert_eq!(status, 200);
+    assert!(head.contains("application/x-go-sgf"), "{head}");
+    assert!(sgf.contains(&format!("RE[{result}]")), "{sgf}");
+    let replayed = tengen::sgf::load_game(&sgf, None, Rules::chinese(7.5)).unwrap();
+    assert_eq!(replayed.moves(), mirror.moves());
+    state
+}
+
+#[test]
+fn a_full_game_at_easy_and_at_medium_ends_with_a_result() {
+    let dir = TempDir::new("full");
+    let server = Server::start(&dir.0, &[]);
+    play_a_game(&server, "easy", 1);
+    play_a_game(&server, "medium", 2);
+}
+
+#[test]
+fn the_ai_moves_first_when_asked_and_handicap_gives_white_the_first_move() {
+    let dir = TempDir::new("first");
+    let server = Server::start(&dir.0, &[]);
+    // The client plays White: it asks for move 1.
+    let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "W"}));
+    let key = key(&state);
+    assert_eq!(state["your_turn"], false);
+    let (status, body) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["expected"], 1);
+    let (status, state) = server.post(&format!("/api/games/{key}/genmove"), json!({"number": 1}));
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(moves(&state), [state["reply"].as_str().unwrap()]);
+    assert_eq!(state["your_turn"], true);
+    // genmove on the client's turn is refused.
+    let (status, _) = server.post(&format!("/api/games/{key}/genmove"), json!({"number": 2}));
+    assert_eq!(status, 409);
+    // Handicap: Black's stones are placed, White moves first: here that is the client.
+    let state = server
+        .open(json!({"client": "t", "size": 13, "level": "easy", "color": "W", "handicap": 4}));
+    assert_eq!(state["handicap_stones"].as_array().unwrap().len(), 4);
+    assert_eq!(state["komi"], 0.5);
+    assert_eq!(state["to_move"], "W");
+    assert_eq!(state["your_turn"], true);
+    let (status, state) = server.post(
+        &format!("/api/games/{}/moves", key_of(&state)),
+        json!({"move": "G7", "number": 1}),
+    );
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["moves"].as_array().unwrap().len(), 2);
+}
+
+fn key_of(state: &Value) -> String {
+    key(state)
+}
+
+#[test]
+fn every_bad_request_gets_a_json_error_naming_its_field() {
+    let dir = TempDir::new("errors");
+    let server = Server::start(&dir.0, &[]);
+    let good = json!({"client": "t", "size": 9, "level": "easy", "color": "B"});
+    let with = |field: &str, value: Value| {
+        let mut body = good.clone();
+        body[field] = value;
+        body
+    };
+    let cases = [
+        (with("size", json!(26)), "size", 400),
+        (with("size", json!(1)), "size", 400),
+        (with("size", json!(-9)), "size", 400),
+        (with("size", json!("9")), "size", 400),
+        (with("size", json!(9.5)), "size", 400),
+        (with("level", json!("grandmaster")), "level", 400),
+        (with("color", json!("red")), "color", 400),
+        (with("komi", json!(0.3)), "komi", 400),
+        (with("komi", json!(1e9)), "komi", 400),
+        (with("handicap", json!(1)), "handicap", 400),
+        (with("handicap", json!(10)), "handicap", 400),
+        (with("client", json!("")), "client", 400),
+        (with("client", json!("x".repeat(200))), "client", 400),
+        (with("moves", json!(["E5", "E5"])), "moves[1]", 422),
+        (with("moves", json!(["E5", 7])), "moves[1]", 400),
+        (with("moves", json!(["Z9"])), "moves[0]", 400),
+        (with("moves", json!(vec!["pass"; 325])), "moves", 400),
+        (with("colour", json!("B")), "colour", 400),
+        (
+            json!({"size": 9, "level": "easy", "color": "B"}),
+            "client",
+            400,
+        ),
+    ];
+    for (body, field, status) in cases {
+        let (got, answer) = server.post("/api/games", body.clone());
+        assert_eq!(got, status, "{body} -> {answer}");
+        assert_eq!(answer["field"], field, "{body} -> {answer}");
+        assert!(
+            answer["error"].as_str().unwrap().contains(field),
+            "{answer}"
+        );
+    }
+    // Not JSON at all, or trailing rubbish: 400 with an error.
+    for body in ["", "{", "[1,2]", "{\"client\":\"t\"} x", "null"] {
+        let (status, _, text) = server.request("POST", "/api/games", Some(body));
+        assert_eq!(status, 400, "{body}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert!(answer["error"].is_string());
+    }
+    // A body over the limit.
+    let big = format!("{{\"client\": \"{}\"}}", "x".repeat(100_000));
+    let (status, _, text) = server.request("POST", "/api/games", Some(&big));
+    assert_eq!(status, 413, "{text}");
+    assert!(serde_json::from_str::<Value>(&text).unwrap()["error"].is_string());
+
+    let state = server.open(good.clone());
+    let key = key(&state);
+    let moves_path = format!("/api/games/{key}/moves");
+    let (status, state) = server.post(&moves_path, json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200);
+    let next = state["number"].as_u64().unwrap();
+    let before = server.get(&format!("/api/games/{key}")).1;
+    let move_cases = [
+        (json!({"move": "E5", "number": next}), "move", 422),
+        (json!({"move": "E5", "number": next + 1}), "number", 409),
+        (json!({"move": "E5", "number": 1}), "number", 409),
+        (json!({"move": "E5", "number": -1}), "number", 400),
+        (json!({"move": "E5", "number": "3"}), "number", 400),
+        (json!({"move": "E5"}), "number", 400),
+        (json!({"number": next}), "move", 400),
+        (json!({"move": "Z1", "number": next}), "move", 400),
+        (json!({"move": "E10", "number": next}), "move", 400),
+        (json!({"move": "", "number": next}), "move", 400),
+        (json!({"move": 5, "number": next}), "move", 400),
+        (
+            json!({"move": "F5", "number": next, "color": "B"}),
+            "color",
+            400,
+        ),
+    ];
+    for (body, field, status) in move_cases {
+        let (got, answer) = server.post(&moves_path, body.clone());
+        assert_eq!(got, status, "{body} -> {answer}");
+        assert_eq!(answer["field"], field, "{body} -> {answer}");
+        if status == 409 {
+            assert_eq!(answer["expected"], next);
+        }
+        if status == 422 {
+            assert_eq!(answer["reason"], "occupied");
+        }
+    }
+    // Nothing changed.
+    assert_eq!(server.get(&format!("/api/games/{key}")).1, before);
+    // genmove and undo check their number too.
+    let (status, answer) =
+        server.post(&format!("/api/games/{key}/genmove"), json!({"number": "x"}));
+    assert_eq!((status, answer["field"].as_str()), (400, Some("number")));
+    let (status, answer) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 1}));
+    assert_eq!((status, answer["expected"].as_u64()), (409, Some(next)));
+    // Unknown keys: 404 with resync, on every route.
+    for (method, path, body) in [
+        ("GET", "/api/games/0123", None),
+        ("GET", "/api/games/0123/sgf", None),
+        ("DELETE", "/api/games/0123", None),
+        (
+            "POST",
+            "/api/games/0123/moves",
+            Some(r#"{"move":"D4","number":1}"#),
+        ),
+        ("POST", "/api/games/0123/genmove", Some(r#"{"number":1}"#)),
+        ("POST", "/api/games/%ff%fe/undo", Some(r#"{"number":1}"#)),
+    ] {
+        let (status, _, text) = server.request(method, path, body);
+        assert_eq!(status, 404, "{method} {path}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(answer["resync"], true, "{method} {path}");
+    }
+    // Unknown paths and methods.
+    let (status, _, text) = server.request("GET", "/api/nothing", None);
+    assert_eq!(status, 404);
+    assert!(serde_json::from_str::<Value>(&text).unwrap()["error"].is_string());
+    let (status, _, text) = server.request("PUT", &format!("/api/games/{key}"), Some("{}"));
+    assert_eq!(status, 405);
+    assert!(serde_json::from_str::<Value>(&text).unwrap()["error"].is_string());
+    // A resigned game takes no more moves.
+    let (status, state) = server.post(&moves_path, json!({"move": "resign", "number": next}));
+    assert_eq!(status, 200);
+    assert_eq!(state["result"], "W+R");
+    let (status, answer) = server.post(&moves_path, json!({"move": "D4", "number": next}));
+    assert_eq!(status, 409);
+    assert_eq!(answer["result"], "W+R");
+}
+
+#[test]
+fn a_lost_game_is_resent_with_its_moves_and_goes_on() {
+    let dir = TempDir::new("resync");
+    let server = Server::start(&dir.0, &[]);
+    let state =
+        server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B", "komi": 6.5}));
+    let key = key(&state);
+    let (_, state) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "C3", "number": 1}),
+    );
+    let played = moves(&state);
+    // The server loses the game (here: it is deleted).
+    let (status, _) = server.json("DELETE", &format!("/api/games/{key}"), None);
+    assert_eq!(status, 200);
+    let (status, answer) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "G7", "number": 3}),
+    );
+    assert_eq!(status, 404);
+    assert_eq!(answer["resync"], true);
+    // The client resends the game and plays on with the same numbers.
+    let restored = server.open(json!({
+        "client": "t", "size": 9, "level": "easy", "color": "B", "komi": 6.5, "moves": played
+    }));
+    assert_ne!(key_of(&restored), key);
+    assert_eq!(moves(&restored), played);
+    assert_eq!(restored["board"], state["board"]);
+    assert_eq!(restored["number"], 3);
+    assert_eq!(restored["komi"], 6.5);
+    let (status, state) = server.post(
+        &format!("/api/games/{}/moves", key_of(&restored)),
+        json!({"move": "G7", "number": 3}),
+    );
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["number"], 5);
+}
+
+#[test]
+fn a_client_holds_at_most_eight_unfinished_games() {
+    let dir = TempDir::new("limit");
+    let server = Server::start(&dir.0, &[]);
+    let body = json!({"client": "alice", "size": 9, "level": "easy", "color": "B"});
+    let keys: Vec<String> = (0..8).map(|_| key(&server.open(body.clone()))).collect();
+    let (status, answer) = server.post("/api/games", body.clone());
+    assert_eq!(status, 429, "{answer}");
+    assert_eq!(answer["field"], "client");
+    // Another client is not held up.
+    server.open(json!({"client": "bob", "size": 9, "level": "easy", "color": "B"}));
+    // A finished game no longer counts; a deleted one neither.
+    let (status, _) = server.post(
+        &format!("/api/games/{}/moves", keys[0]),
+        json!({"move": "resign", "number": 1}),
+    );
+    assert_eq!(status, 200);
+    server.open(body.clone());
+    let (status, _) = server.post("/api/games", body.clone());
+    assert_eq!(status, 429);
+    server.json("DELETE", &format!("/api/games/{}", keys[1]), None);
+    server.open(body);
+}
+
+#[test]
+fn undo_takes_back_the_clients_move_and_the_reply() {
+    let dir = TempDir::new("undo");
+    let server = Server::start(&dir.0, &[]);
+    let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"}));
+    let key = key(&state);
+    let (_, first) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "E5", "number": 1}),
+    );
+    let (_, second) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "pass", "number": 3}),
+    );
+    assert_eq!(second["number"], 5);
+    let (status, undone) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 5}));
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["moves"], first["moves"]);
+    assert_eq!(undone["board"], first["board"]);
+    assert_eq!(undone["your_turn"], true);
+    // The same undo sent again does nothing more.
+    let (status, _) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 5}));
+    assert_eq!(status, 409);
+    let (status, undone) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 3}));
+    assert_eq!(status, 200);
+    assert_eq!(undone["number"], 1);
+    let (status, _) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 1}));
+    assert_eq!(status, 409);
+}
+
+#[test]
+fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
+    let dir = TempDir::new("restart");
+    let server = Server::start(&dir.0, &[]);
+    let mut keys = Vec::new();
+    let mut last = Vec::new();
+    for (i, color) in ["B", "W"].iter().enumerate() {
+        let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": color}));
+        let key = key(&state);
+        let mut state = state;
+        if *color == "W" {
+            state = server
+                .post(&format!("/api/games/{key}/genmove"), json!({"number": 1}))
+                .1;
+        }
+        for vertex in ["A1", "J9", "A9", "J1"].iter().skip(i) {
+            let number = state["number"].clone();
+            let (status, next) = server.post(
+                &format!("/api/games/{key}/moves"),
+                json!({"move": vertex, "number": number}),
+            );
+            if status == 200 {
+                state = next;
+            }
+        }
+        keys.push(key);
+        last.push(state);
+    }
+    server.kill();
+    let server = Server::start(&dir.0, &[]);
+    for (key, state) in keys.iter().zip(&last) {
+        let (status, read) = server.get(&format!("/api/games/{key}"));
+        assert_eq!(status, 200, "{read}");
+        assert_eq!(read["moves"], state["moves"]);
+        assert_eq!(read["board"], state["board"]);
+        assert_eq!(read["captures"], state["captures"]);
+        // Play goes on from the next number.
+        let (status, next) = server.post(
+            &format!("/api/games/{key}/moves"),
+            json!({"move": "pass", "number": read["number"]}),
+        );
+        assert_eq!(status, 200, "{next}");
+    }
+}
+
+#[test]
+fn idle_games_expire() {
+    let dir = TempDir::new("expiry");
+    let server = Server::start(&dir.0, &["--idle-timeout", "2s"]);
+    let idle = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
+    let busy = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(500));
+        assert_eq!(server.get(&format!("/api/games/{busy}")).0, 200);
+    }
+    let (status, answer) = server.get(&format!("/api/games/{idle}"));
+    assert_eq!(status, 404);
+    assert_eq!(answer["resync"], true);
+    // A restart does not bring it back.
+    drop(server);
+    let server = Server::start(&dir.0, &["--idle-timeout", "2s"]);
+    assert_eq!(server.get(&format!("/api/games/{idle}")).0, 404);
+}
+
+#[test]
+fn a_long_search_does_not_hold_up_an_easy_game() {
+    let dir = TempDir::new("workers");
+    std::fs::write(
+        dir.0.join("slow.toml"),
+        "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\n",
+    )
+    .unwrap();
+    let server = Server::start(
+        &dir.0,
+        &[
+            "--config",
+            "slow.toml",
+            "--workers",
+            "2",
+            "--move-time",
+            "60",
+        ],
+    );
+    let slow = key(&server.open(json!({"client": "t", "size": 19, "level": "slow", "color": "W"})));
+    let address = server.address.clone();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let answer = request(
+            &address,
+            "POST",
+            &format!("/api/games/{slow}/genmove"),
+            Some(r#"{"number":1}"#),
+        );
+        let _ = tx.send(answer);
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let easy = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
+    let started = Instant::now();
+    for number in [1, 3, 5] {
+        let (status, state) = server.post(
+            &format!("/api/games/{easy}/moves"),
+            json!({"move": "pass", "number": number}),
+        );
+        assert_eq!(status, 200, "{state}");
+    }
+    // A loose bound: the easy game did not wait for the minute-long search.
+    assert!(started.elapsed() < Duration::from_secs(20));
+    assert!(rx.try_recv().is_err(), "the slow search was still running");
+}
+
+#[test]
+fn the_page_and_the_levels_are_served() {
+    let dir = TempDir::new("page");
+    let server = Server::start(&dir.0, &[]);
+    let (status, head, page) = server.request("GET", "/", None);
+    assert_eq!(status, 200);
+    assert!(head.contains("text/html"));
+    assert!(page.contains("/api/games"));
+    let (status, levels) = server.get("/api/levels");
+    assert_eq!(status, 200);
+    assert_eq!(levels["default"], "medium");
+    for level in ["easy", "medium", "mcts", "hard"] {
+        assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
+    }
+}
