@@ -1,7 +1,7 @@
 //! `engines.toml`: the levels and the players behind them. A user's file layers over the
 //! built-in defaults, so `easy` and `medium` exist unless the file redefines them.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +18,12 @@ use crate::search::SearchSettings;
 
 /// The file looked for in the working directory when no `--config` is given.
 pub const DEFAULT_FILE: &str = "engines.toml";
+
+/// The environment variable naming the config file (after `--config`).
+pub const CONFIG_VAR: &str = "TENGEN_CONFIG";
+
+/// The engine the built-in `hard` and `expert` levels play through.
+const KATAGO: &str = "katago";
 
 /// The level whose player analyses for levels that cannot.
 pub const ANALYST_LEVEL: &str = "mcts";
@@ -136,9 +142,35 @@ impl LevelConfig {
         }
     }
 
-    /// The level that really plays: an external level marked `only_if_present` whose engine
-    /// is not present here is its first fallback (followed as far as it goes); any other level
-    /// is itself.
+    /// What plays at this level, in a few words (for `tengen config`).
+    pub fn describe(&self, config: &Config) -> String {
+        let kind = match self {
+            LevelConfig::Random { .. } => "random moves".to_string(),
+            LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
+            LevelConfig::Mcts(settings) => match settings.playouts {
+                Some(n) => format!("mcts, {n} playouts"),
+                None => "mcts".to_string(),
+            },
+            LevelConfig::External(external) => {
+                let fallback = external.fallback.join(", ");
+                format!("engine {} (fallback {fallback})", external.engine)
+            }
+        };
+        let effective = self.effective(config);
+        if std::ptr::eq(effective, self) {
+            return kind;
+        }
+        let name = config
+            .levels
+            .iter()
+            .find(|(_, level)| std::ptr::eq(*level, effective))
+            .map_or("its fallback", |(name, _)| name.as_str());
+        format!("{kind}: not present here, plays as {name}")
+    }
+
+    /// The level that really plays: an external level whose engine is not present here and
+    /// that is marked `only_if_present`, or whose engine's command names an unset variable,
+    /// is its first fallback (followed as far as it goes); any other level is itself.
     pub fn effective<'a>(&'a self, config: &'a Config) -> &'a LevelConfig {
         let mut level = self;
         // Config loading rejects cycles; the bound only guards against a config built by hand.
@@ -146,12 +178,15 @@ impl LevelConfig {
             let LevelConfig::External(ExternalLevel {
                 engine,
                 fallback,
-                only_if_present: Some(true),
+                only_if_present,
                 ..
             }) = level
             else {
                 break;
             };
+            if *only_if_present != Some(true) && !config.unset.contains_key(engine) {
+                break;
+            }
             let present = config
                 .engines
                 .get(engine)
@@ -247,8 +282,10 @@ pub struct Config {
     /// External engines by name.
     pub engines: BTreeMap<String, EngineConfig>,
     /// The engines whose command names an unset `${VAR}` (when the file was read), with the
-    /// error a level that runs one is refused with.
+    /// line that says so.
     unset: BTreeMap<String, ConfigError>,
+    /// The levels the file defines (the others are built in).
+    from_file: BTreeSet<String>,
 }
 
 /// A configuration that cannot be used; `Display` is the one line the user reads.
@@ -265,31 +302,66 @@ impl std::error::Error for ConfigError {}
 
 impl Default for Config {
     fn default() -> Config {
+        let katago = |fallback: &[&str], move_timeout_ms| {
+            LevelConfig::External(ExternalLevel {
+                engine: KATAGO.to_string(),
+                fallback: fallback.iter().map(|f| f.to_string()).collect(),
+                move_timeout_ms,
+                avoid_early_pass: None,
+                only_if_present: Some(true),
+            })
+        };
         let levels = BTreeMap::from([
             ("easy".to_string(), LevelConfig::Random { seed: None }),
             ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
             ("mcts".to_string(), LevelConfig::builtin_mcts()),
-            ("hard".to_string(), LevelConfig::builtin_mcts()),
+            ("hard".to_string(), katago(&["mcts"], None)),
+            (
+                "expert".to_string(),
+                katago(&["mcts", "medium"], Some(10_000)),
+            ),
         ]);
+        let engines = BTreeMap::from([(
+            KATAGO.to_string(),
+            EngineConfig {
+                command: katago_command(),
+            },
+        )]);
         Config {
             source: None,
             default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
             levels,
-            engines: BTreeMap::new(),
+            engines,
             unset: BTreeMap::new(),
+            from_file: BTreeSet::new(),
         }
     }
 }
 
 impl Config {
-    /// Loads `explicit` if given (it must exist), else `engines.toml` in the working
-    /// directory if present, else the built-in defaults.
+    /// Loads the first of: `explicit` (it must exist), `$TENGEN_CONFIG` (it must exist when
+    /// set), `engines.toml` in the working directory, the user's `tengen/engines.toml` in the
+    /// platform's config directory (`$XDG_CONFIG_HOME` or `~/.config` on Linux); with none, the
+    /// built-in levels.
     pub fn load(explicit: Option<&Path>) -> Result<Config, ConfigError> {
-        match explicit {
-            Some(path) => Config::from_file(path),
-            None if Path::new(DEFAULT_FILE).is_file() => Config::from_file(Path::new(DEFAULT_FILE)),
+        match Config::find(explicit) {
+            Some(path) => Config::from_file(&path),
             None => Ok(Config::default()),
         }
+    }
+
+    /// The file [`Config::load`] reads, if any.
+    pub fn find(explicit: Option<&Path>) -> Option<PathBuf> {
+        if let Some(path) = explicit {
+            return Some(path.to_path_buf());
+        }
+        if let Some(path) = std::env::var_os(CONFIG_VAR).filter(|p| !p.is_empty()) {
+            return Some(PathBuf::from(path));
+        }
+        [Some(PathBuf::from(DEFAULT_FILE)), user_file()]
+            .into_iter()
+            .flatten()
+            .find(|path| path.is_file())
     }
 
     /// Reads and layers one file over the defaults.
@@ -328,6 +400,7 @@ impl Config {
                 };
                 error(&key, &why)
             })?;
+            config.from_file.insert(level.clone());
             config.levels.insert(level, parsed);
         }
         config.engines.extend(file.engines);
@@ -379,10 +452,8 @@ impl Config {
         ))
     }
 
-    /// The level called `name`, when it exists and the engines it may play through have every
-    /// `${VAR}` of their command set.
+    /// The level called `name`.
     pub fn level(&self, name: &str) -> Result<&LevelConfig, ConfigError> {
-        self.check_variables(name)?;
         self.levels.get(name).ok_or_else(|| {
             let from = self
                 .source
@@ -482,12 +553,13 @@ impl Config {
         unset
     }
 
-    /// `Ok` when no level that `level` may play through (itself and its fallbacks) runs an
-    /// engine whose command names an unset variable; a level marked `only_if_present` is
-    /// simply not present then, and its fallbacks play.
-    fn check_variables(&self, level: &str) -> Result<(), ConfigError> {
+    /// One line for each engine that `level` may play through (itself and its fallbacks)
+    /// whose command names an unset variable: such a level plays as its fallback, and the user
+    /// should know why. A level marked `only_if_present` is simply not present then, silently.
+    pub fn unset_variables_for(&self, level: &str) -> Vec<String> {
         let mut todo = vec![level];
         let mut seen = Vec::new();
+        let mut lines = Vec::new();
         while let Some(name) = todo.pop() {
             if seen.contains(&name) {
                 continue;
@@ -499,11 +571,19 @@ impl Config {
             if external.only_if_present != Some(true)
                 && let Some(e) = self.unset.get(&external.engine)
             {
-                return Err(e.clone());
+                lines.push(format!("{e}: level {name} plays as its fallback"));
             }
             todo.extend(external.fallback.iter().map(String::as_str));
         }
-        Ok(())
+        lines
+    }
+
+    /// Where `level` comes from: the file read, or `built-in`.
+    pub fn origin(&self, level: &str) -> String {
+        match &self.source {
+            Some(path) if self.from_file.contains(level) => path.display().to_string(),
+            _ => "built-in".to_string(),
+        }
     }
 
     /// Follows every fallback from the last level of `chain`; the looping chain on failure.
@@ -559,6 +639,58 @@ impl Config {
     fn level_names(&self) -> String {
         self.levels.keys().cloned().collect::<Vec<_>>().join(", ")
     }
+}
+
+/// The user's config file: `tengen/engines.toml` in the platform's config directory.
+pub fn user_file() -> Option<PathBuf> {
+    dirs::config_dir().map(|dir| dir.join("tengen").join(DEFAULT_FILE))
+}
+
+/// The built-in `katago` engine's command: `katago gtp -model M -config C` with the program
+/// found on `PATH`, the model in `$KATAGO_MODEL` or else a network file (`*.bin.gz`,
+/// `*.txt.gz`) beside the program, the config in `$KATAGO_CONFIG` or else a `*.cfg` beside
+/// it (`default_gtp.cfg` or `gtp_example.cfg` first). What is not found stays a `${VAR}`, so
+/// the levels that use it know KataGo is not present.
+fn katago_command() -> Vec<String> {
+    let dir = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .find(|dir| dir.join(KATAGO).is_file())
+            .map(|dir| dir.to_path_buf())
+    });
+    let beside = |matches: &dyn Fn(&str) -> bool, preferred: &[&str]| -> Option<String> {
+        let dir = dir.as_ref()?;
+        if let Some(name) = preferred.iter().find(|n| dir.join(n).is_file()) {
+            return Some(dir.join(name).display().to_string());
+        }
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .ok()?
+            .flatten()
+            .map(|entry| entry.path())
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(matches))
+            .collect();
+        found.sort();
+        found.first().map(|p| p.display().to_string())
+    };
+    let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
+    let model = from_env("KATAGO_MODEL")
+        .or_else(|| {
+            beside(
+                &|n: &str| n.ends_with(".bin.gz") || n.ends_with(".txt.gz"),
+                &[],
+            )
+        })
+        .unwrap_or_else(|| "${KATAGO_MODEL}".to_string());
+    let config = from_env("KATAGO_CONFIG")
+        .or_else(|| {
+            beside(
+                &|n: &str| n.ends_with(".cfg"),
+                &["default_gtp.cfg", "gtp_example.cfg"],
+            )
+        })
+        .unwrap_or_else(|| "${KATAGO_CONFIG}".to_string());
+    [KATAGO, "gtp", "-model", &model, "-config", &config]
+        .map(String::from)
+        .to_vec()
 }
 
 /// Whether an engine command can run here: its program exists (as a path, or on `PATH`), no
@@ -688,7 +820,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("grandmaster") && e.contains("easy, hard, mcts, medium"),
+            e.contains("grandmaster") && e.contains("easy, expert, hard, mcts, medium"),
             "{e}"
         );
         errors.push(e);
@@ -727,7 +859,7 @@ mod tests {
     }
 
     #[test]
-    fn unset_variables_refuse_the_levels_that_run_their_engine() {
+    fn unset_variables_make_a_level_its_fallback_with_a_line_that_says_so() {
         let text = "[engines.k]\ncommand = [\"sh\", \"${TENGEN_TEST_SURELY_UNSET}\"]\n\
                     [levels.x]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
                     [levels.y]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"easy\"]\n\
@@ -735,15 +867,47 @@ mod tests {
                     [levels.z]\nplayer = \"external\"\nengine = \"k\"\nfallback = [\"x\"]\n\
                     only_if_present = true\n";
         let config = parse(text).unwrap();
-        let e = config.level("x").unwrap_err().to_string();
+        let lines = config.unset_variables_for("x");
+        assert_eq!(lines.len(), 1, "{lines:?}");
         assert!(
-            e.contains("engines.k.command: ${TENGEN_TEST_SURELY_UNSET} is not set")
-                && e.contains("(line 2)"),
-            "{e}"
+            lines[0].contains("engines.k.command: ${TENGEN_TEST_SURELY_UNSET} is not set")
+                && lines[0].contains("(line 2)")
+                && lines[0].contains("level x plays as its fallback"),
+            "{lines:?}"
         );
-        assert!(config.level("y").is_ok());
-        assert!(config.level("z").is_err(), "z falls back to x");
-        assert!(config.level("easy").is_ok());
+        let easy = config.level("easy").unwrap();
+        assert_eq!(config.level("x").unwrap().effective(&config), easy);
+        // Under only_if_present the engine is just not present: no line.
+        assert!(config.unset_variables_for("y").is_empty());
+        assert_eq!(config.level("y").unwrap().effective(&config), easy);
+        assert_eq!(
+            config.unset_variables_for("z").len(),
+            1,
+            "z falls back to x"
+        );
+    }
+
+    #[test]
+    fn built_in_hard_and_expert_play_katago_when_present_else_their_fallback() {
+        let config = Config::default();
+        let mcts = config.level("mcts").unwrap();
+        for level in ["hard", "expert"] {
+            let LevelConfig::External(external) = config.level(level).unwrap() else {
+                panic!("{level} is not external");
+            };
+            assert_eq!(external.engine, KATAGO);
+            assert_eq!(external.fallback[0], "mcts");
+        }
+        let katago = &config.engines[KATAGO].command;
+        if !is_present(&config.expand_command(katago)) {
+            assert_eq!(config.level("hard").unwrap().effective(&config), mcts);
+            assert_eq!(config.level("expert").unwrap().effective(&config), mcts);
+        }
+        // A user's file that only defines [engines.katago] is what hard and expert play.
+        let file = parse("[engines.katago]\ncommand = [\"sh\"]\n").unwrap();
+        let hard = file.level("hard").unwrap();
+        assert!(std::ptr::eq(hard.effective(&file), hard));
+        assert_eq!(file.origin("hard"), "built-in");
     }
 
     #[test]

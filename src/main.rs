@@ -11,7 +11,7 @@ use log::info;
 
 use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
-use tengen::config::{ANALYST_LEVEL, Config};
+use tengen::config::{self, ANALYST_LEVEL, Config};
 use tengen::game::clock::Seconds;
 use tengen::game::{MAX_KOMI, checked_komi};
 use tengen::gtp::{self, Engine};
@@ -53,6 +53,32 @@ enum Command {
     Analysis(AnalysisArgs),
     /// Play in a browser, and serve games to many clients over HTTP (a JSON API; docs/SERVE.md).
     Serve(ServeArgs),
+    /// Show the levels in effect and the file each comes from; `config init` writes a
+    /// commented engines.toml to the user's config directory.
+    Config(ConfigArgs),
+    /// Print a shell completion script (e.g. `tengen completions bash > ~/.local/share/bash-completion/completions/tengen`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), e.g. `tengen man | man -l -`.
+    Man,
+}
+
+#[derive(Args)]
+struct ConfigArgs {
+    #[command(subcommand)]
+    action: Option<ConfigAction>,
+    /// The engines.toml to read, as for `tengen gtp`.
+    #[arg(long, value_name = "PATH")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum ConfigAction {
+    /// Write the commented default engines.toml to the user's config directory (never over an
+    /// existing file).
+    Init,
 }
 
 #[derive(Args)]
@@ -63,7 +89,8 @@ struct ServeArgs {
     /// The SQLite file that keeps the games across restarts (created if missing).
     #[arg(long, value_name = "FILE", default_value = "tengen-games.sqlite")]
     store: PathBuf,
-    /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
+    /// The engines.toml to read. Default: $TENGEN_CONFIG, else ./engines.toml, else the user's
+    /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// AI moves computed at once (default: the number of cores).
@@ -94,10 +121,11 @@ struct AnalysisArgs {
 #[derive(Args)]
 struct GtpArgs {
     /// The level that answers genmove: a level of engines.toml or a built-in one
-    /// (easy, medium, mcts, hard). Default: the file's default_level, else medium.
+    /// (easy, medium, mcts, hard, expert). Default: the file's default_level, else medium.
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
-    /// The engines.toml to read. Default: ./engines.toml when present, else built-in levels.
+    /// The engines.toml to read. Default: $TENGEN_CONFIG, else ./engines.toml, else the user's
+    /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
     /// Fixed playouts per move for a search level (mcts, hard), ignoring the clock (at most a
@@ -297,7 +325,73 @@ fn main() -> ExitCode {
         Command::Analysis(args) => run_analysis(args),
         Command::TrainPatterns(args) => run_train(args),
         Command::Serve(args) => run_serve(args),
+        Command::Config(args) => run_config(args),
+        Command::Completions { shell } => {
+            // Written through a buffer: the generator panics on a write error (a closed pipe).
+            let mut command = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "tengen", &mut script);
+            match io::stdout().write_all(&script) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
+        Command::Man => {
+            let command = <Cli as clap::CommandFactory>::command();
+            match clap_mangen::Man::new(command).render(&mut io::stdout()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
     }
+}
+
+/// The commented engines.toml shipped with tengen, which `tengen config init` writes.
+const SHIPPED_CONFIG: &str = include_str!("../engines.toml");
+
+fn run_config(args: ConfigArgs) -> ExitCode {
+    if let Some(ConfigAction::Init) = args.action {
+        let Some(path) = config::user_file() else {
+            return fail(&"no config directory is known here (is HOME set?)");
+        };
+        if path.exists() {
+            return fail(&format!("{} exists; not overwritten", path.display()));
+        }
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, SHIPPED_CONFIG));
+        return match written {
+            Ok(()) => {
+                println!("wrote {}", path.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&format!("{}: {e}", path.display())),
+        };
+    }
+    let config = match Config::load(args.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => return fail(&e),
+    };
+    match &config.source {
+        Some(path) => println!("config: {}", path.display()),
+        None => println!(
+            "config: none found ({}, ./{}, {}): built-in levels",
+            config::CONFIG_VAR,
+            config::DEFAULT_FILE,
+            config::user_file().map_or("no user config directory".into(), |p| p
+                .display()
+                .to_string())
+        ),
+    }
+    println!("default level: {}", config.default_level);
+    for (name, level) in &config.levels {
+        let plays = level.describe(&config);
+        println!("{name:<10} {plays:<50} {}", config.origin(name));
+    }
+    ExitCode::SUCCESS
 }
 
 fn run_gtp(args: GtpArgs) -> ExitCode {
@@ -310,6 +404,9 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         Ok(level_config) => config.player(level_config),
         Err(e) => return fail(&e),
     };
+    for line in config.unset_variables_for(&level) {
+        log::warn!("{line}");
+    }
     info!("playing at level {level}");
     match gtp::serve(Engine::new(player), io::stdin(), io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,

@@ -209,9 +209,10 @@ fn config_values_out_of_range_name_the_key_and_line() {
     }
 }
 
-/// `${VAR}` unset in the command of an engine that the chosen level runs is an error at start
-/// naming the variable; under `only_if_present = true` it means "not present", and the shipped
-/// `hard` level plays as `mcts` without KataGo's variables.
+/// `${VAR}` unset in the command of an engine that the chosen level runs is reported at start,
+/// naming the variable and its line, and the level's fallback plays (a missing engine never
+/// stops the game); under `only_if_present = true` it silently means "not present", and the
+/// shipped `hard` level plays as `mcts` without KataGo's variables.
 #[test]
 fn unset_variables_are_reported_at_start() {
     let dir = scratch("vars");
@@ -225,11 +226,18 @@ fn unset_variables_are_reported_at_start() {
     )
     .unwrap();
     let config = path.to_str().unwrap();
-    let (code, _, stderr) = run(&["gtp", "--config", config, "--level", "x"], "", &[]);
-    assert_eq!(code, Some(2), "{stderr}");
+    let (code, stdout, stderr) = run(
+        &["gtp", "--config", config, "--level", "x"],
+        "boardsize 9\ngenmove b\nquit\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.starts_with("= \n\n= "), "{stdout}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
         stderr.contains("engines.k.command: ${TENGEN_TEST_SURELY_UNSET} is not set")
-            && stderr.contains("(line 2)"),
+            && stderr.contains("(line 2)")
+            && stderr.contains("level x plays as its fallback"),
         "{stderr}"
     );
     let (code, stdout, stderr) = run(

@@ -1,0 +1,200 @@
+//! A new user's path, driving the real binary from a directory without engines.toml, with
+//! `HOME` and `XDG_CONFIG_HOME` in temporary directories: built-in levels (`expert` and `hard`
+//! included), the user's config found from anywhere, `tengen config` and `config init`,
+//! completions and the manual page.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A fresh home with a working directory inside it.
+struct Home {
+    root: PathBuf,
+}
+
+impl Home {
+    fn new(name: &str) -> Home {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("new-user-{name}"));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("work")).unwrap();
+        Home { root }
+    }
+
+    fn config_dir(&self) -> PathBuf {
+        self.root.join(".config")
+    }
+
+    fn user_file(&self) -> PathBuf {
+        self.config_dir().join("tengen/engines.toml")
+    }
+
+    /// Runs tengen with `args` in the working directory, `input` on stdin; exit code,
+    /// stdout, stderr.
+    fn run(
+        &self,
+        args: &[&str],
+        input: &str,
+        env: &[(&str, &str)],
+    ) -> (Option<i32>, String, String) {
+        let mut command = Command::new(common::tengen_path());
+        command
+            .args(args)
+            .current_dir(self.root.join("work"))
+            .env("HOME", &self.root)
+            .env("XDG_CONFIG_HOME", self.config_dir())
+            .env_remove("TENGEN_CONFIG")
+            .env_remove("KATAGO_MODEL")
+            .env_remove("KATAGO_CONFIG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (key, value) in env {
+            command.env(key, value);
+        }
+        let mut child = command.spawn().unwrap();
+        let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+/// The vertex `genmove` answered in a GTP transcript of `boardsize 9`, `genmove b`, `quit`.
+fn genmove_answer(stdout: &str) -> &str {
+    let responses: Vec<&str> = stdout.split("\n\n").collect();
+    responses[1].trim_start_matches("= ")
+}
+
+#[test]
+fn expert_and_hard_play_from_any_directory_without_katago() {
+    let home = Home::new("expert");
+    for level in ["expert", "hard"] {
+        let (code, stdout, stderr) = home.run(
+            &["--level", level],
+            "boardsize 9\ngenmove b\nquit\n",
+            &[("PATH", "/usr/bin:/bin")],
+        );
+        assert_eq!(code, Some(0), "{level}: {stderr}");
+        let vertex = genmove_answer(&stdout);
+        assert!(
+            vertex.len() >= 2 && vertex != "PASS" && vertex != "resign",
+            "{level}: {stdout}"
+        );
+    }
+    let (code, stdout, _) = home.run(&["config"], "", &[("PATH", "/usr/bin:/bin")]);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("built-in levels"), "{stdout}");
+    for level in ["easy", "medium", "mcts", "hard", "expert"] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(level) && l.ends_with("built-in")),
+            "{level}: {stdout}"
+        );
+    }
+    assert!(stdout.contains("plays as mcts"), "{stdout}");
+}
+
+#[test]
+fn the_users_config_is_found_from_any_directory_and_tengen_config_overrides_it() {
+    let home = Home::new("user-config");
+    std::fs::create_dir_all(home.user_file().parent().unwrap()).unwrap();
+    std::fs::write(
+        home.user_file(),
+        "default_level = \"quick\"\n[levels.quick]\nplayer = \"mcts\"\nplayouts = 50\nthreads = 1\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = home.run(&["config"], "", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let user_file = home.user_file().display().to_string();
+    assert!(stdout.contains(&format!("config: {user_file}")), "{stdout}");
+    assert!(stdout.contains("default level: quick"), "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("quick")
+            && l.contains("50 playouts")
+            && l.ends_with(&user_file)),
+        "{stdout}"
+    );
+    let (code, stdout, _) = home.run(&[], "boardsize 9\ngenmove b\nquit\n", &[]);
+    assert_eq!(code, Some(0));
+    assert!(genmove_answer(&stdout).len() >= 2, "{stdout}");
+    // $TENGEN_CONFIG comes first; a missing one is an error, not a silent default.
+    let other = home.root.join("other.toml");
+    std::fs::write(&other, "default_level = \"easy\"\n").unwrap();
+    let (_, stdout, _) = home.run(
+        &["config"],
+        "",
+        &[("TENGEN_CONFIG", other.to_str().unwrap())],
+    );
+    assert!(stdout.contains("default level: easy"), "{stdout}");
+    let (code, _, stderr) = home.run(&["config"], "", &[("TENGEN_CONFIG", "/no/such/file.toml")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("/no/such/file.toml"), "{stderr}");
+}
+
+#[test]
+fn config_init_writes_the_commented_file_once() {
+    let home = Home::new("init");
+    let (code, stdout, stderr) = home.run(&["config", "init"], "", &[]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains(&home.user_file().display().to_string()),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(home.user_file()).unwrap();
+    assert_eq!(
+        written,
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/engines.toml")).unwrap()
+    );
+    std::fs::write(home.user_file(), "default_level = \"easy\"\n").unwrap();
+    let (code, _, stderr) = home.run(&["config", "init"], "", &[]);
+    assert_eq!(code, Some(2));
+    assert!(stderr.contains("not overwritten"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(home.user_file()).unwrap(),
+        "default_level = \"easy\"\n"
+    );
+}
+
+#[test]
+fn a_user_config_with_only_engines_katago_makes_hard_play_through_it() {
+    let home = Home::new("katago-engine");
+    std::fs::create_dir_all(home.user_file().parent().unwrap()).unwrap();
+    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engine.sh");
+    std::fs::write(
+        home.user_file(),
+        format!("[engines.katago]\ncommand = [\"sh\", \"{fake}\", \"analyze\"]\n"),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = home.run(
+        &["--level", "hard"],
+        "boardsize 9\ngenmove b\nversion\nquit\n",
+        &[],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    // The fake engine passes, and names itself after its mode.
+    assert_eq!(genmove_answer(&stdout), "PASS", "{stdout}");
+    assert!(stdout.contains("analyze"), "{stdout}");
+}
+
+#[test]
+fn completions_and_the_manual_page_come_from_the_command_line_definition() {
+    let home = Home::new("completions");
+    let (code, stdout, _) = home.run(&["completions", "bash"], "", &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains("_tengen()") && stdout.contains("--level"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = home.run(&["man"], "", &[]);
+    assert_eq!(code, Some(0));
+    assert!(
+        stdout.contains(".TH tengen 1") && stdout.contains("serve"),
+        "{stdout}"
+    );
+}
