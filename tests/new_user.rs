@@ -183,6 +183,48 @@ fn a_user_config_with_only_engines_katago_makes_hard_play_through_it() {
 }
 
 #[test]
+fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
+    let home = Home::new("katago-found");
+    let bin = home.root.join("katago-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engine.sh");
+    // A stand-in `katago` that records its arguments and speaks GTP as the fake engine.
+    let args_file = home.root.join("katago-args");
+    std::fs::write(
+        bin.join("katago"),
+        format!(
+            "#!/bin/sh\necho \"$@\" > {}\nexec sh {fake} analyze\n",
+            args_file.display()
+        ),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", bin.join("katago").to_str().unwrap()])
+        .status()
+        .unwrap();
+    std::fs::write(bin.join("b6c96.bin.gz"), "net").unwrap();
+    std::fs::write(bin.join("default_gtp.cfg"), "cfg").unwrap();
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let (code, stdout, stderr) = home.run(
+        &["--level", "expert"],
+        "boardsize 9\ngenmove b\nversion\nquit\n",
+        &[("PATH", &path)],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(genmove_answer(&stdout), "PASS", "{stdout}");
+    assert!(stdout.contains("analyze"), "the child's version: {stdout}");
+    let args = std::fs::read_to_string(&args_file).unwrap();
+    assert_eq!(
+        args.trim(),
+        format!(
+            "gtp -model {} -config {}",
+            bin.join("b6c96.bin.gz").display(),
+            bin.join("default_gtp.cfg").display()
+        )
+    );
+}
+
+#[test]
 fn completions_and_the_manual_page_come_from_the_command_line_definition() {
     let home = Home::new("completions");
     let (code, stdout, _) = home.run(&["completions", "bash"], "", &[]);
