@@ -225,6 +225,27 @@ fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
 }
 
 #[test]
+fn gtp2ogs_board_sizes_and_match_help_defaults() {
+    let home = Home::new("sizes-help");
+    let (code, stdout, _) = home.run(&[], "boardsize 19 13\nboardsize 13 13\nquit\n", &[]);
+    assert_eq!(code, Some(0));
+    assert_eq!(stdout, "? unacceptable size\n\n= \n\n= \n\n");
+    let (code, stdout, _) = home.run(&["match", "--help"], "", &[]);
+    assert_eq!(code, Some(0));
+    for default in [
+        "--games <N>",
+        "[default: 2]",
+        "[default: 9]",
+        "[default: 7]",
+        "[default: 60]",
+        "--opening-moves <N>",
+        "[default: 6]",
+    ] {
+        assert!(stdout.contains(default), "{default}: {stdout}");
+    }
+}
+
+#[test]
 fn completions_and_the_manual_page_come_from_the_command_line_definition() {
     let home = Home::new("completions");
     let (code, stdout, _) = home.run(&["completions", "bash"], "", &[]);
