@@ -7,20 +7,26 @@
 //! - `gnugo_tests`: GNU Go was found (on PATH or in /usr/games); its path reaches the tests as
 //!   the compile-time variable `TENGEN_TEST_GNUGO`. With `TENGEN_REQUIRE_EXTERNAL=1` (CI) the
 //!   cfg is set even without GNU Go, so that its tests run and fail.
+//! - `chromium_tests`: both `chromium` and `chromedriver` were found on PATH (Debian's
+//!   `chromium` and `chromium-driver` packages); their paths reach the browser test as
+//!   `TENGEN_TEST_CHROMIUM` and `TENGEN_TEST_CHROMEDRIVER`. With `TENGEN_REQUIRE_EXTERNAL=1` the
+//!   cfg is set even without them, so that the test runs and fails.
 //! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
 //! - `sabaki_tests`: `TENGEN_CLIENT_TESTS=1` (needs node; npm downloads @sabaki/gtp).
 //!
 //! The script reruns when these variables or PATH change, and when the GNU Go it found changes
-//! or (where it found none) when /usr/games does. GNU Go installed elsewhere on an unchanged
-//! PATH is only seen after `touch build.rs`.
+//! or (where it found none) when /usr/games does; likewise chromium and chromedriver, and
+//! /usr/bin where they are missing. GNU Go installed elsewhere on an unchanged PATH, or the
+//! browser outside /usr/bin, is only seen after `touch build.rs`.
 
 use std::path::{Path, PathBuf};
 
 /// The cfgs this script may set.
-const CFGS: [&str; 4] = [
+const CFGS: [&str; 5] = [
     "gnugo_tests",
+    "chromium_tests",
     "katago_tests",
     "katrain_tests",
     "sabaki_tests",
@@ -58,6 +64,28 @@ fn main() {
             }
         }
     }
+    let browser = (find_on_path("chromium"), find_on_path("chromedriver"));
+    if let (Some(chromium), Some(driver)) = &browser {
+        println!("cargo::rerun-if-changed={}", chromium.display());
+        println!("cargo::rerun-if-changed={}", driver.display());
+        println!(
+            "cargo::rustc-env=TENGEN_TEST_CHROMIUM={}",
+            chromium.display()
+        );
+        println!(
+            "cargo::rustc-env=TENGEN_TEST_CHROMEDRIVER={}",
+            driver.display()
+        );
+        enable("chromium_tests");
+    } else {
+        // Where apt puts them: watched so that installing them is seen without a touch.
+        if Path::new("/usr/bin").is_dir() {
+            println!("cargo::rerun-if-changed=/usr/bin");
+        }
+        if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
+            enable("chromium_tests");
+        }
+    }
     if env_set("TENGEN_KATAGO") {
         enable("katago_tests");
     }
@@ -81,6 +109,15 @@ fn find_gnugo() -> Option<PathBuf> {
         .filter(|dir| dir.is_absolute())
         .chain([PathBuf::from("/usr/games")])
         .map(|dir| dir.join("gnugo"))
+        .find(|p| is_executable(p))
+}
+
+/// `name` in a directory of PATH.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
         .find(|p| is_executable(p))
 }
 

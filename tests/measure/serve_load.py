@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Load benchmark for `tengen serve` (issue 32): many concurrent games over loopback.
+
+Starts target/release/tengen serve on 127.0.0.1 (a fresh store in a temporary directory, the
+repository's engines.toml) and plays GAMES concurrent 9x9 games, half at `easy` and half at
+`medium` (--levels), with MCTS games at `mcts` beside them, one client thread and one keep-alive HTTP
+connection per game. Each client plays Black: random empty points (an illegal one, answered
+422, is replaced by another) for --moves moves, then passes until the game is over, then opens
+a new game; after --think seconds (uniform between 0 and twice that) between its moves. It
+stops after --seconds (the games in progress are left as they are) or after --max-requests.
+
+It reports, per level, p50/p99/max latency of the move requests (the client's move and the
+AI's reply in one answer; `end`: those whose answer ends the game, and so waited for the
+scorer), and of game creation; requests per second; the server's RSS (peak
+and at the end); the client's own CPU use (it shares the machine with the server).
+
+Nothing lost or duplicated: every answer's `moves` must be the client's record plus its move
+and the reply; at the end every game is read back (GET) and, after the server is stopped, read
+from the SQLite store, and both must equal the client's record move for move.
+
+Usage (from the repository root, after cargo build --release):
+    python3 tests/measure/serve_load.py [--games 200] [--levels easy,medium] [--mcts 2] [--seconds 60] [--think 0.2]
+        [--moves 30] [--workers N] [--max-requests N] [--seed 1]
+Standard library only."""
+import argparse
+import http.client
+import json
+import os
+import random
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TENGEN = os.path.join(ROOT, "target", "release", "tengen")
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--games", type=int, default=200, help="concurrent easy/medium games")
+    p.add_argument("--levels", default="easy,medium", help="the levels the GAMES take in turn")
+    p.add_argument("--mcts", type=int, default=2, help="concurrent mcts games beside them")
+    p.add_argument("--seconds", type=float, default=60, help="how long to play")
+    p.add_argument("--max-requests", type=int, default=200_000, help="stop after this many")
+    p.add_argument("--think", type=float, default=0.2, help="mean pause between a client's moves (s)")
+    p.add_argument("--moves", type=int, default=30, help="client moves on the board before passing")
+    p.add_argument("--size", type=int, default=9)
+    p.add_argument("--workers", type=int, default=None, help="tengen serve --workers (default: its own)")
+    p.add_argument("--move-time", type=float, default=None, help="tengen serve --move-time")
+    p.add_argument("--seed", type=int, default=1)
+    return p.parse_args()
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.latency = {}  # (kind, level) -> [seconds]
+        self.requests = 0
+        self.errors = []  # unexpected answers and mismatches
+        self.illegal = 0  # 422s (expected: the clients pick empty points blindly)
+        self.finished = 0
+
+    def add(self, kind, level, seconds):
+        with self.lock:
+            self.latency.setdefault((kind, level), []).append(seconds)
+            self.requests += 1
+
+    def error(self, text):
+        with self.lock:
+            if len(self.errors) < 20:
+                self.errors.append(text)
+            else:
+                self.errors[-1] = "... and more"
+
+
+class Client(threading.Thread):
+    """One game at a time, as one client, on one keep-alive connection."""
+
+    def __init__(self, n, level, args, port, stats, stop):
+        super().__init__(daemon=True)
+        self.n, self.level, self.args, self.port = n, level, args, port
+        self.stats, self.stop = stats, stop
+        self.rng = random.Random(args.seed * 1_000_003 + n)
+        self.conn = None
+        self.games = []  # (key, the client's record of its moves)
+
+    def call(self, method, path, body=None):
+        for attempt in (1, 2):
+            try:
+                if self.conn is None:
+                    self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+                data = json.dumps(body) if body is not None else None
+                start = time.perf_counter()
+                self.conn.request(method, path, data, {"Content-Type": "application/json"} if data else {})
+                response = self.conn.getresponse()
+                raw = response.read()
+                elapsed = time.perf_counter() - start
+                return response.status, json.loads(raw), elapsed
+            except (ConnectionError, http.client.HTTPException) as e:
+                self.conn = None
+                if attempt == 2:
+                    raise
+                # Only a connection the server closed while idle is retried; a request that
+                # may have been received is not (the move could be applied twice otherwise).
+                if not isinstance(e, (http.client.RemoteDisconnected, BrokenPipeError)):
+                    raise
+
+    def run(self):
+        try:
+            # Clients arrive over the first pause rather than all at once.
+            if self.stop.wait(self.rng.uniform(0, 2 * self.args.think)):
+                return
+            while not self.stop.is_set():
+                self.play_game()
+        except Exception as e:  # reported, and counted as a failure
+            self.stats.error(f"client {self.n} ({self.level}): {type(e).__name__}: {e}")
+
+    def play_game(self):
+        size = self.args.size
+        status, state, t = self.call("POST", "/api/games", {
+            "client": f"load-{self.n}", "size": size, "level": self.level, "color": "B"})
+        self.stats.add("open", self.level, t)
+        if status != 201:
+            self.stats.error(f"open: {status} {state}")
+            self.stop.wait(1)
+            return
+        key = state["key"]
+        record = []
+        self.games.append((key, record))
+        while not state["over"] and not self.stop.is_set():
+            if self.args.think > 0:
+                if self.stop.wait(self.rng.uniform(0, 2 * self.args.think)):
+                    return
+            number = len(record) + 1
+            if state["number"] != number or not state["your_turn"]:
+                self.stats.error(f"{key}: state says number {state['number']}, the client {number}")
+                return
+            empty = [(x, y) for y, row in enumerate(state["board"]) for x, c in enumerate(row) if c == "."]
+            self.rng.shuffle(empty)
+            candidates = [f"{LETTERS[x]}{size - y}" for x, y in empty] if number <= 2 * self.args.moves else []
+            candidates.append("pass")
+            for move in candidates:
+                status, answer, t = self.call("POST", f"/api/games/{key}/moves", {"move": move, "number": number})
+                if status == 422:
+                    self.stats.add("illegal", self.level, t)
+                    with self.stats.lock:
+                        self.stats.illegal += 1
+                    continue
+                break
+            if status != 200:
+                self.stats.error(f"{key} move {number} {move}: {status} {answer}")
+                return
+            # A move that ends the game waits for the scorer as well: counted apart.
+            self.stats.add("end" if answer["over"] else "move", self.level, t)
+            record.append(move)
+            if answer.get("reply") not in (None, "resign"):  # a resignation is not a move
+                record.append(answer["reply"])
+            if answer["moves"] != record:
+                self.stats.error(f"{key}: the server's moves {answer['moves'][-4:]} are not the client's {record[-4:]}")
+                return
+            state = answer
+            if self.stats.requests >= self.args.max_requests:
+                self.stop.set()
+        if state["over"]:
+            with self.stats.lock:
+                self.stats.finished += 1
+
+
+def rss_kib(pid, field):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
+
+
+def main():
+    args = parse_args()
+    if not os.access(TENGEN, os.X_OK):
+        sys.exit(f"{TENGEN} is missing: cargo build --release first")
+    tmp = tempfile.mkdtemp(prefix="tengen-load-")
+    store = os.path.join(tmp, "games.sqlite")
+    cmd = [TENGEN, "serve", "--bind", "127.0.0.1:0", "--store", store,
+           "--config", os.path.join(ROOT, "engines.toml"),
+           "--max-games-per-client", "8", "--idle-timeout", "1h"]
+    if args.workers:
+        cmd += ["--workers", str(args.workers)]
+    if args.move_time:
+        cmd += ["--move-time", str(args.move_time)]
+    server = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp)
+    port, workers = None, "?"
+    for line in server.stderr:
+        if "workers" in line:
+            workers = line.rsplit(";", 1)[-1].strip()
+        if "listening on http://" in line:
+            port = int(line.rsplit(":", 1)[1])
+            break
+    if port is None:
+        sys.exit("tengen serve did not start")
+    threading.Thread(target=lambda: [None for _ in server.stderr], daemon=True).start()
+
+    try:
+        report(args, server, port, workers, store)
+    finally:
+        if server.poll() is None:
+            server.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def report(args, server, port, workers, store):
+    stats, stop = Stats(), threading.Event()
+    levels = args.levels.split(",")
+    clients = [Client(i, levels[i % len(levels)], args, port, stats, stop) for i in range(args.games)]
+    clients += [Client(args.games + i, "mcts", args, port, stats, stop) for i in range(args.mcts)]
+    load_before = os.getloadavg()[0]
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    server_cpu0 = server_cpu(server.pid)
+    for c in clients:
+        c.start()
+    while time.perf_counter() - wall0 < args.seconds and not stop.is_set():
+        time.sleep(0.25)
+    stop.set()
+    for c in clients:
+        c.join(timeout=150)
+    wall = time.perf_counter() - wall0
+    client_cpu = time.process_time() - cpu0
+    cpu_of_server = server_cpu(server.pid) - server_cpu0
+    end_rss, hwm = rss_kib(server.pid, "VmRSS"), rss_kib(server.pid, "VmHWM")
+
+    # Every game read back from the server, then from the store after a clean stop.
+    games = [g for c in clients for g in c.games]
+    checker = Client(-1, "check", args, port, stats, threading.Event())
+    lost = 0
+    for key, record in games:
+        status, state, _ = checker.call("GET", f"/api/games/{key}")
+        if status != 200 or state["moves"] != record:
+            lost += 1
+            stats.error(f"{key}: read back {status} {state.get('moves', state)[-4:]}, the client has {record[-4:]}")
+    server.terminate()
+    server.wait(timeout=30)
+    db = sqlite3.connect(store)
+    stored_moves = {}
+    for key, number, move in db.execute("SELECT key, number, move FROM moves ORDER BY key, number"):
+        stored_moves.setdefault(key, []).append((number, move))
+    db.close()
+    for key, record in games:
+        stored = stored_moves.get(key, [])
+        if [m for _, m in stored] != record or [n for n, _ in stored] != list(range(1, len(record) + 1)):
+            lost += 1
+            stats.error(f"{key}: the store has {len(stored)} moves, the client {len(record)}")
+
+    moves = sum(len(r) for _, r in games)
+    print(f"tengen serve load: {args.games} {'/'.join(levels)} games + {args.mcts} mcts games at once, "
+          f"{args.size}x{args.size}, think {args.think} s, server {workers}, {os.cpu_count()} cores "
+          f"(load average {load_before:.1f} before)")
+    print(f"{wall:.1f} s: {stats.requests} requests ({stats.requests / wall:.0f}/s), "
+          f"{len(games)} games opened, {stats.finished} finished, {moves} moves stored, "
+          f"{stats.illegal} illegal tries (422, expected)")
+    print(f"{'request':<8} {'level':<7} {'count':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
+    for (kind, level), values in sorted(stats.latency.items()):
+        print(f"{kind:<8} {level:<7} {len(values):>7} {1000 * statistics.median(values):>8.1f} "
+              f"{1000 * pct(values, 0.99):>8.1f} {1000 * max(values):>8.1f}")
+    print(f"server RSS: peak {hwm / 1024:.0f} MiB, at the end {end_rss / 1024:.0f} MiB; "
+          f"server CPU {cpu_of_server:.1f} s, client CPU {client_cpu:.1f} s over {wall:.1f} s")
+    print(f"lost or duplicated moves: {lost} games differ between client, server and store")
+    for e in stats.errors:
+        print("ERROR", e)
+    sys.exit(1 if stats.errors or lost else 0)
+
+
+def server_cpu(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0.0
+
+
+if __name__ == "__main__":
+    main()
