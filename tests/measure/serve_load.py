@@ -3,24 +3,28 @@
 
 Starts target/release/tengen serve on 127.0.0.1 (a fresh store in a temporary directory, the
 repository's engines.toml) and plays GAMES concurrent 9x9 games, half at `easy` and half at
-`medium` (--levels), with MCTS games at `mcts` beside them, one client thread and one keep-alive HTTP
-connection per game. Each client plays Black: random empty points (an illegal one, answered
-422, is replaced by another) for --moves moves, then passes until the game is over, then opens
-a new game; after --think seconds (uniform between 0 and twice that) between its moves. It
-stops after --seconds (the games in progress are left as they are) or after --max-requests.
+`medium` (--levels), with MCTS games at `mcts` beside them, one client thread and one
+keep-alive HTTP connection per game. Each client plays Black: random empty points (an illegal
+one, answered 422, is replaced by another) for a number of moves drawn between 1 and twice
+--moves, so that games end at different times, then passes until the game is over, then opens
+a new game; it pauses between its moves for --think seconds (uniform between 0 and twice
+that). It stops after --seconds (the games in progress are left as they are) or after
+--max-requests.
 
 It reports, per level, p50/p99/max latency of the move requests (the client's move and the
 AI's reply in one answer; `end`: those whose answer ends the game, and so waited for the
-scorer), and of game creation; requests per second; the server's RSS (peak
-and at the end); the client's own CPU use (it shares the machine with the server).
+scorer), and of game creation; the p99 of the easy/medium moves in each 10 s of the run;
+requests per second; the server's RSS (peak and at the end); the CPU used by the server and by
+the client, and the load average before the start (they share the machine with whatever else
+runs).
 
 Nothing lost or duplicated: every answer's `moves` must be the client's record plus its move
 and the reply; at the end every game is read back (GET) and, after the server is stopped, read
 from the SQLite store, and both must equal the client's record move for move.
 
 Usage (from the repository root, after cargo build --release):
-    python3 tests/measure/serve_load.py [--games 200] [--levels easy,medium] [--mcts 2] [--seconds 60] [--think 0.2]
-        [--moves 30] [--workers N] [--max-requests N] [--seed 1]
+    python3 tests/measure/serve_load.py [--games 200] [--levels easy,medium] [--mcts 2]
+        [--seconds 60] [--think 1] [--moves 30] [--workers N] [--max-requests N] [--seed 1]
 Standard library only."""
 import argparse
 import http.client
@@ -48,8 +52,8 @@ def parse_args():
     p.add_argument("--mcts", type=int, default=2, help="concurrent mcts games beside them")
     p.add_argument("--seconds", type=float, default=60, help="how long to play")
     p.add_argument("--max-requests", type=int, default=200_000, help="stop after this many")
-    p.add_argument("--think", type=float, default=0.2, help="mean pause between a client's moves (s)")
-    p.add_argument("--moves", type=int, default=30, help="client moves on the board before passing")
+    p.add_argument("--think", type=float, default=1.0, help="mean pause between a client's moves (s)")
+    p.add_argument("--moves", type=int, default=30, help="mean client moves on the board before passing")
     p.add_argument("--size", type=int, default=9)
     p.add_argument("--workers", type=int, default=None, help="tengen serve --workers (default: its own)")
     p.add_argument("--move-time", type=float, default=None, help="tengen serve --move-time")
@@ -61,6 +65,8 @@ class Stats:
     def __init__(self):
         self.lock = threading.Lock()
         self.latency = {}  # (kind, level) -> [seconds]
+        self.timeline = []  # (when it was sent, seconds) of easy/medium/... moves, not mcts
+        self.started = time.perf_counter()
         self.requests = 0
         self.errors = []  # unexpected answers and mismatches
         self.illegal = 0  # 422s (expected: the clients pick empty points blindly)
@@ -70,6 +76,8 @@ class Stats:
         with self.lock:
             self.latency.setdefault((kind, level), []).append(seconds)
             self.requests += 1
+            if kind == "move" and level != "mcts":
+                self.timeline.append((time.perf_counter() - seconds - self.started, seconds))
 
     def error(self, text):
         with self.lock:
@@ -132,6 +140,7 @@ class Client(threading.Thread):
             return
         key = state["key"]
         record = []
+        on_board = self.rng.randint(1, 2 * self.args.moves)
         self.games.append((key, record))
         while not state["over"] and not self.stop.is_set():
             if self.args.think > 0:
@@ -143,7 +152,7 @@ class Client(threading.Thread):
                 return
             empty = [(x, y) for y, row in enumerate(state["board"]) for x, c in enumerate(row) if c == "."]
             self.rng.shuffle(empty)
-            candidates = [f"{LETTERS[x]}{size - y}" for x, y in empty] if number <= 2 * self.args.moves else []
+            candidates = [f"{LETTERS[x]}{size - y}" for x, y in empty] if number <= 2 * on_board else []
             candidates.append("pass")
             for move in candidates:
                 status, answer, t = self.call("POST", f"/api/games/{key}/moves", {"move": move, "number": number})
@@ -229,6 +238,7 @@ def report(args, server, port, workers, store):
     clients += [Client(args.games + i, "mcts", args, port, stats, stop) for i in range(args.mcts)]
     load_before = os.getloadavg()[0]
     cpu0, wall0 = time.process_time(), time.perf_counter()
+    stats.started = wall0
     server_cpu0 = server_cpu(server.pid)
     for c in clients:
         c.start()
@@ -275,6 +285,11 @@ def report(args, server, port, workers, store):
     for (kind, level), values in sorted(stats.latency.items()):
         print(f"{kind:<8} {level:<7} {len(values):>7} {1000 * statistics.median(values):>8.1f} "
               f"{1000 * pct(values, 0.99):>8.1f} {1000 * max(values):>8.1f}")
+    windows = {}
+    for when, seconds in stats.timeline:
+        windows.setdefault(int(when // 10), []).append(seconds)
+    print("move p99 (not mcts) by 10 s from the start, ms: " + " ".join(
+        f"{1000 * pct(windows[w], 0.99):.0f}" for w in sorted(windows)))
     print(f"server RSS: peak {hwm / 1024:.0f} MiB, at the end {end_rss / 1024:.0f} MiB; "
           f"server CPU {cpu_of_server:.1f} s, client CPU {client_cpu:.1f} s over {wall:.1f} s")
     print(f"lost or duplicated moves: {lost} games differ between client, server and store")
