@@ -219,3 +219,34 @@ fn interrupt_stops_a_long_genmove_with_a_legal_move() {
     assert!(answer.len() >= 2 && answer != "PASS", "{answer}");
     assert_eq!(engine.send("play w pass"), Ok(String::new()));
 }
+
+#[test]
+fn interrupts_of_commands_still_queued_each_stop_their_own() {
+    // Found by fuzzing: `# interrupt` lines for two commands that both still wait their turn
+    // kept only the last one, so the first ran its whole search (here: minutes).
+    let mut engine = Gtp::spawn(
+        common::tengen_path(),
+        &[
+            "gtp",
+            "--level",
+            "mcts",
+            "--playouts",
+            "100000000",
+            "--threads",
+            "1",
+        ],
+    );
+    engine.send("boardsize 9").expect("boardsize");
+    let started = std::time::Instant::now();
+    engine.send_raw("genmove b\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    // One write: the reader has read every line before the engine starts `genmove w`.
+    engine.send_raw("# interrupt\ngenmove w\n# interrupt\ngenmove b\n# interrupt\n");
+    for _ in 0..3 {
+        let answer = engine.read_response().expect("a move");
+        assert!(answer.len() >= 2, "{answer}");
+    }
+    // A loose bound against a whole search, not a speed figure.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(engine.quit(), Some(0));
+}

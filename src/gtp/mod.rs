@@ -7,9 +7,10 @@ pub mod gogui;
 pub mod protocol;
 pub mod sink;
 
+use std::collections::BTreeSet;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
 use std::time::Instant;
 
@@ -128,43 +129,55 @@ impl StreamStops {
     }
 }
 
-/// Which command a `# interrupt` stops: the one on the last command line read before it,
-/// whether it runs already or still waits its turn (a controller may send both at once).
-/// Reader and engine number the command lines (analyses aside) in the same order. The reader
-/// writes the target and then looks at the running command; the engine writes the running
-/// command and then looks at the target; so one of them always sees the other's write.
+/// Which commands a `# interrupt` stops: the one on the last command line read before it,
+/// whether it runs already or still waits its turn (a controller may send both at once, and
+/// several such pairs before the first command starts). Reader and engine number the command
+/// lines (analyses aside) in the same order, and meet under one lock.
 #[derive(Clone, Default)]
 struct Interrupts {
-    /// The number of the command the last `# interrupt` stops (0: none).
-    target: Arc<AtomicU64>,
-    /// The number of the command running now (0: none).
-    running: Arc<AtomicU64>,
+    state: Arc<Mutex<InterruptState>>,
     /// The running command's stop flag, which a running search watches.
     flag: Arc<AtomicBool>,
 }
 
+#[derive(Default)]
+struct InterruptState {
+    /// The numbers of the commands interrupted before they started (those the engine has not
+    /// reached yet; a single slot lost all but the last of them).
+    targets: BTreeSet<u64>,
+    /// The number of the command running now (0: none).
+    running: u64,
+}
+
 impl Interrupts {
+    fn lock(&self) -> std::sync::MutexGuard<'_, InterruptState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The reader: `# interrupt` after command number `k`.
     fn interrupt(&self, k: u64) {
-        self.target.store(k, Ordering::SeqCst);
-        if self.running.load(Ordering::SeqCst) == k {
+        let mut state = self.lock();
+        if state.running == k {
             self.flag.store(true, Ordering::SeqCst);
+        } else {
+            state.targets.insert(k);
         }
     }
 
     /// The engine: command number `k` starts; returns the flag that stops it.
     fn start(&self, k: u64) -> Arc<AtomicBool> {
-        self.flag.store(false, Ordering::SeqCst);
-        self.running.store(k, Ordering::SeqCst);
-        if self.target.load(Ordering::SeqCst) == k {
-            self.flag.store(true, Ordering::SeqCst);
-        }
+        let mut state = self.lock();
+        state.running = k;
+        // Targets up to `k` are this command or commands already over.
+        let later = state.targets.split_off(&(k + 1));
+        let interrupted = std::mem::replace(&mut state.targets, later).contains(&k);
+        self.flag.store(interrupted, Ordering::SeqCst);
         Arc::clone(&self.flag)
     }
 
     /// The engine: the running command is over.
     fn finish(&self) {
-        self.running.store(0, Ordering::SeqCst);
+        self.lock().running = 0;
     }
 }
 

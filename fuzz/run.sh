@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs one AFL++ target: fuzz/run.sh TARGET [SECONDS] (TARGET: gtp, sgf, config, query;
+# SECONDS: how long, default 600). Findings land in fuzz/out/TARGET/default/{crashes,hangs}.
+# Needs `cargo install cargo-afl` once (it builds AFL++); see docs/FUZZING.md.
+set -euo pipefail
+target=${1:?usage: fuzz/run.sh gtp|sgf|config|query [seconds]}
+seconds=${2:-600}
+cd "$(dirname "$0")"
+cargo afl build --release --bin "$target"
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
+export AFL_NO_UI=${AFL_NO_UI:-1}
+# A second run resumes the same output folder instead of starting over.
+input=fuzz/corpus/$target
+[ -d "out/$target/default/queue" ] && input=-
+# CmpLog (cargo afl's -c0) helps the parsers; for the GTP target, whose inputs run whole
+# sessions, its colorization stage costs more than it finds (the dictionary has the words).
+cmplog=()
+[ "$target" = gtp ] && cmplog=(-c -)
+# From the repository root, so that `loadsgf` paths in the GTP corpus resolve.
+cd ..
+mkdir -p fuzz/out
+exec cargo afl fuzz "${cmplog[@]}" -i "$input" -o "fuzz/out/$target" -x "fuzz/dict/$target.dict" \
+    -t 1000 -V "$seconds" -- "fuzz/target/release/$target"
