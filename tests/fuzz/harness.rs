@@ -22,12 +22,12 @@ pub const MAX_INPUT: usize = 1 << 14;
 /// The most command lines of one GTP session.
 pub const MAX_GTP_LINES: usize = 24;
 /// The largest board on which a fuzzed session scores (`final_score`, `final_status_list`):
-/// their 1,000 playouts take ~13 ms on 5x5, ~80 ms on 9x9, 2 s on 19x19 and 8 s on 25x25
-/// (release build; an instrumented one is several times slower), which would make every
-/// scoring input a "hang" and the fuzzer crawl.
-pub const MAX_SCORED_SIZE: usize = 5;
+/// their 1,000 playouts on all cores take ~5 ms on 4x4, ~80 ms on 9x9, 2 s on 19x19 and 8 s
+/// on 25x25 (release build; an instrumented one is about ten times slower), which would make
+/// scoring inputs "hangs" and the fuzzer crawl.
+pub const MAX_SCORED_SIZE: usize = 4;
 /// The most scoring commands of one session.
-pub const MAX_SCORINGS: usize = 2;
+pub const MAX_SCORINGS: usize = 1;
 /// The most bytes of an SGF or analysis query input (below the real limits, 4 MiB and
 /// 1 MiB, which the unit tests cover; past a few kB a fuzzer only slows down).
 pub const MAX_TEXT: usize = 1 << 16;

@@ -2,7 +2,7 @@
 //! the inputs of past findings, `fuzz/corpus/<target>/`), then a short structured run of each
 //! target with proptest — inputs built from each format's grammar, and byte-level mutations
 //! of the corpus. The long coverage-guided runs use AFL++ on the same functions (`fuzz/`,
-//! docs/FUZZING.md). `FUZZ_CASES=N` sets the cases per property (default 200).
+//! docs/FUZZING.md). `FUZZ_CASES=N` sets the cases per property (default 1000).
 
 mod harness;
 
@@ -41,7 +41,7 @@ fn cases() -> u32 {
     std::env::var("FUZZ_CASES")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(200)
+        .unwrap_or(1000)
 }
 
 fn config() -> ProptestConfig {
