@@ -8,7 +8,10 @@ seconds=${2:-600}
 cd "$(dirname "$0")"
 cargo afl build --release --bin "$target"
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINITY=1
-export AFL_NO_UI=${AFL_NO_UI:-1}
+# FUZZ_UI=1 shows AFL's screen (AFL++ takes AFL_NO_UI set to anything, even 0, as set).
+[ -n "${FUZZ_UI:-}" ] || export AFL_NO_UI=1
+# Threads (the GTP reader, search, scorer) make coverage vary a little: calibrate briefly.
+export AFL_FAST_CAL=1
 # A second run resumes the same output folder instead of starting over.
 input=fuzz/corpus/$target
 [ -d "out/$target/default/queue" ] && input=-

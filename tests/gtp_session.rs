@@ -250,3 +250,41 @@ fn interrupts_of_commands_still_queued_each_stop_their_own() {
     assert!(started.elapsed() < std::time::Duration::from_secs(60));
     assert_eq!(engine.quit(), Some(0));
 }
+
+#[test]
+fn a_gogui_view_after_boardsize_searches_the_new_board() {
+    // Found by fuzzing: the views' cached search was keyed by the position's hash, which is
+    // the same for every empty board, so after `boardsize 5` a 19x19 report was rendered on
+    // 5x5 (vertices like E34) and `tengen-visits` panicked (exit 101).
+    let mut engine = Gtp::tengen("easy");
+    engine.send_raw("tengen-visits\n");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    engine.send_raw("# interrupt\n");
+    let before = engine.read_response().expect("the 19x19 view");
+    assert!(
+        before.contains(' '),
+        "a search of 300 ms visits some moves: {before}"
+    );
+    engine.ok("boardsize 5");
+    // A vertex of a 5x5 board: A-E, 1-5.
+    let on_5x5 = |w: &str| {
+        let (col, row) = w.split_at(1);
+        ("A"..="E").contains(&col) && row.parse::<u32>().is_ok_and(|r| (1..=5).contains(&r))
+    };
+    for view in ["tengen-visits", "tengen-pv"] {
+        engine.send_raw(&format!("{view}\n# interrupt\n"));
+        let answer = engine
+            .read_response()
+            .unwrap_or_else(|e| panic!("{view}: {e}"));
+        let vertices = answer
+            .split_whitespace()
+            .filter(|w| w.starts_with(|c: char| c.is_ascii_uppercase()));
+        for vertex in vertices {
+            assert!(on_5x5(vertex), "{view}: {answer}");
+        }
+    }
+    engine.send_raw("tengen-ownership\n# interrupt\n");
+    let ownership = engine.read_response().expect("the ownership view");
+    assert_eq!(ownership.lines().count(), 5, "{ownership}");
+    assert_eq!(engine.quit(), Some(0));
+}

@@ -171,8 +171,9 @@ pub struct Engine {
     game: Game,
     clock: Clock,
     player: Box<dyn Player>,
-    /// The last search for GoGui's views: (position hash, moves, colour) and its report.
-    gogui_report: Option<((u64, usize, Color), Report)>,
+    /// The last search for GoGui's views: (board size, position hash, moves, colour) and its
+    /// report. The size is part of the key: every empty board hashes alike.
+    gogui_report: Option<((usize, u64, usize, Color), Report)>,
     quit: bool,
     /// What stops the running command early: `# interrupt`, or for a stream the next line.
     stop: Arc<AtomicBool>,
@@ -289,7 +290,12 @@ impl Engine {
             [c] => parse_color(c)?,
             _ => return Err(GtpError::Syntax),
         };
-        let key = (self.game.board().hash(), self.game.moves().len(), color);
+        let key = (
+            self.game.size(),
+            self.game.board().hash(),
+            self.game.moves().len(),
+            color,
+        );
         let cached = self.gogui_report.as_ref().filter(|(k, _)| *k == key);
         let report = match cached {
             Some((_, report)) => report.clone(),

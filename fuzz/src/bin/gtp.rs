@@ -1,4 +1,4 @@
-//! AFL++ target: `harness::gtp_session` (see docs/FUZZING.md).
+//! AFL++ target: `harness::gtp_session_scoring` without scoring commands (see docs/FUZZING.md).
 
 #[path = "../../../tests/fuzz/harness.rs"]
 #[allow(dead_code)]
@@ -6,5 +6,5 @@ mod harness;
 
 fn main() {
     harness::warm_up();
-    afl::fuzz!(|data: &[u8]| harness::gtp_session(data));
+    afl::fuzz!(|data: &[u8]| harness::gtp_session_scoring(data, 0));
 }
