@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::game::clock::DEFAULT_LAG_RESERVE;
 use crate::player::external::ExternalEngine;
 use crate::player::fallback::FallbackPlayer;
 use crate::player::heuristic::HeuristicPlayer;
@@ -27,6 +28,9 @@ const KATAGO: &str = "katago";
 
 /// The level whose player analyses for levels that cannot.
 pub const ANALYST_LEVEL: &str = "mcts";
+
+/// The largest `lag_reserve_ms` taken: a minute.
+const MAX_LAG_RESERVE_MS: u64 = 60_000;
 
 /// The level played when neither the file nor the command line names one.
 const BUILTIN_DEFAULT_LEVEL: &str = "medium";
@@ -263,6 +267,7 @@ impl LevelConfig {
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     default_level: Option<String>,
+    lag_reserve_ms: Option<u64>,
     /// Each level's table, read by [`LevelConfig::from_table`].
     #[serde(default)]
     levels: BTreeMap<String, toml::Table>,
@@ -277,6 +282,8 @@ pub struct Config {
     pub source: Option<PathBuf>,
     /// The level used when none is named.
     pub default_level: String,
+    /// Time held back from every move under a clock for pipe, GUI and network lag.
+    pub lag_reserve: Duration,
     /// Every level by name.
     pub levels: BTreeMap<String, LevelConfig>,
     /// External engines by name.
@@ -330,6 +337,7 @@ impl Default for Config {
         Config {
             source: None,
             default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
+            lag_reserve: DEFAULT_LAG_RESERVE,
             levels,
             engines,
             unset: BTreeMap::new(),
@@ -414,6 +422,13 @@ impl Config {
             .collect();
         if let Some(level) = file.default_level {
             config.default_level = level;
+        }
+        if let Some(ms) = file.lag_reserve_ms {
+            if ms > MAX_LAG_RESERVE_MS {
+                let why = format!("must be from 0 to {MAX_LAG_RESERVE_MS}, not {ms}");
+                return Err(error("lag_reserve_ms", &why));
+            }
+            config.lag_reserve = Duration::from_millis(ms);
         }
         if !config.levels.contains_key(&config.default_level) {
             let why = format!(
@@ -792,6 +807,21 @@ mod tests {
             &LevelConfig::Random { seed: Some(3) }
         );
         assert!(c.level("medium").is_ok());
+    }
+
+    #[test]
+    fn the_lag_reserve_is_a_top_level_key_in_range() {
+        assert_eq!(Config::default().lag_reserve, DEFAULT_LAG_RESERVE);
+        let c = parse("lag_reserve_ms = 1500\n").unwrap();
+        assert_eq!(c.lag_reserve, Duration::from_millis(1500));
+        let e = parse("# lag\nlag_reserve_ms = 60001\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("lag_reserve_ms: must be from 0 to 60000") && e.contains("(line 2)"),
+            "{e}"
+        );
+        assert!(parse("lag_reserve_ms = -1\n").is_err());
     }
 
     #[test]

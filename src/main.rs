@@ -408,7 +408,8 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         log::warn!("{line}");
     }
     info!("playing at level {level}");
-    match gtp::serve(Engine::new(player), io::stdin(), io::stdout().lock()) {
+    let engine = Engine::new(player).with_lag_reserve(config.lag_reserve);
+    match gtp::serve(engine, io::stdin(), io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen: {e}");

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use log::{debug, error, info};
 
@@ -221,6 +221,13 @@ impl Engine {
         }
     }
 
+    /// The same engine holding `lag_reserve` back from every move's time (engines.toml's
+    /// `lag_reserve_ms`).
+    pub fn with_lag_reserve(mut self, lag_reserve: Duration) -> Engine {
+        self.clock = Clock::with_lag_reserve(lag_reserve);
+        self
+    }
+
     /// Runs one command read at `received`, writing its one response through `out`; `stop`
     /// ends it early (the reader sets it as the command's [`Kind`] says).
     pub fn execute(
@@ -365,6 +372,7 @@ impl Engine {
     fn clear_board(&mut self, args: &[String]) -> Result<String, GtpError> {
         no_args(args)?;
         self.game = Game::new(self.game.size(), *self.game.rules());
+        self.clock.restart();
         Ok(String::new())
     }
 
@@ -441,10 +449,11 @@ impl Engine {
         progress: &mut dyn Progress,
     ) -> Result<String, GtpError> {
         let time = time_for_move(&self.clock, self.game.board(), color);
-        debug!("time budget for this move: {time:?}");
+        debug!("time for this move: {time:?}");
         let budget = Budget {
-            // The clock's budget is at most a day: the sum cannot overflow, but is checked.
-            deadline: time.and_then(|t| self.received.checked_add(t)),
+            // The clock's times are at most a day: the sums cannot overflow, but are checked.
+            deadline: time.and_then(|t| self.received.checked_add(t.max)),
+            target: time.and_then(|t| self.received.checked_add(t.target)),
             stop: Some(Arc::clone(&self.stop)),
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
@@ -475,6 +484,7 @@ impl Engine {
             self.game
                 .play(color, mv)
                 .map_err(|_| GtpError::IllegalMove)?;
+            self.clock.charge(color, self.received.elapsed());
         }
         Ok(mv.to_vertex(self.game.size()))
     }

@@ -83,6 +83,9 @@ pub struct Budget {
     pub playouts: Option<u64>,
     /// The moment the answer is due; `None` when the clock sets no limit.
     pub deadline: Option<Instant>,
+    /// When a search whose best move is clearly ahead stops (an unclear one goes on to the
+    /// deadline); `None`: only the deadline counts.
+    pub target: Option<Instant>,
     /// Set (by `# interrupt`, or the next line during an analysis) to stop thinking now.
     pub stop: Option<Arc<AtomicBool>>,
     /// The game clock, for players that pass it on (an external engine).
