@@ -245,13 +245,14 @@ impl LevelConfig {
         }
     }
 
-    /// This level with the command line's `--playouts` and `--threads` in force (they apply to
-    /// search levels only; other players have neither).
-    pub fn with_overrides(&self, playouts: Option<u64>, threads: Option<usize>) -> LevelConfig {
+    /// This level with the command line's `--playouts`, `--threads` and `--ponder` in force
+    /// (they apply to search levels only; other players have none of them).
+    pub fn with_overrides(&self, overrides: SearchOverrides) -> LevelConfig {
         let mut level = self.clone();
         if let LevelConfig::Mcts(settings) = &mut level {
-            settings.playouts = playouts.or(settings.playouts);
-            settings.threads = threads.unwrap_or(settings.threads);
+            settings.playouts = overrides.playouts.or(settings.playouts);
+            settings.threads = overrides.threads.unwrap_or(settings.threads);
+            settings.ponder = overrides.ponder.unwrap_or(settings.ponder);
         }
         level
     }
@@ -260,6 +261,18 @@ impl LevelConfig {
     fn builtin_mcts() -> LevelConfig {
         LevelConfig::Mcts(SearchSettings::default())
     }
+}
+
+/// What the command line sets for every search level, over engines.toml (`None`: the
+/// level's own).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchOverrides {
+    /// `--playouts`.
+    pub playouts: Option<u64>,
+    /// `--threads`.
+    pub threads: Option<usize>,
+    /// `--ponder` / `--no-ponder`.
+    pub ponder: Option<bool>,
 }
 
 /// The file as written.
@@ -443,13 +456,9 @@ impl Config {
 
     /// These levels with `--playouts` and `--threads` applied to every search level, fallbacks
     /// included.
-    pub fn with_search_overrides(
-        mut self,
-        playouts: Option<u64>,
-        threads: Option<usize>,
-    ) -> Config {
+    pub fn with_search_overrides(mut self, overrides: SearchOverrides) -> Config {
         for level in self.levels.values_mut() {
-            *level = level.with_overrides(playouts, threads);
+            *level = level.with_overrides(overrides);
         }
         self
     }
@@ -1036,9 +1045,11 @@ mod tests {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
                     fallback = [\"mcts\"]\nonly_if_present = true\n";
-        let config = parse(text)
-            .unwrap()
-            .with_search_overrides(Some(77), Some(1));
+        let config = parse(text).unwrap().with_search_overrides(SearchOverrides {
+            playouts: Some(77),
+            threads: Some(1),
+            ponder: None,
+        });
         let hard = config.level("hard").unwrap();
         assert!(std::ptr::eq(
             hard.effective(&config),

@@ -11,7 +11,7 @@ use log::info;
 
 use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
-use tengen::config::{self, ANALYST_LEVEL, Config};
+use tengen::config::{self, ANALYST_LEVEL, Config, SearchOverrides};
 use tengen::game::clock::Seconds;
 use tengen::game::{MAX_KOMI, checked_komi};
 use tengen::gtp::{self, Engine};
@@ -135,6 +135,12 @@ struct GtpArgs {
     /// Search threads for a search level (0 = every core; at most 1024).
     #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
+    /// Think on the opponent's time under a clock (a search level's `ponder = true`).
+    #[arg(long, conflicts_with = "no_ponder")]
+    ponder: bool,
+    /// Never think on the opponent's time, whatever the level says (e.g. in matches).
+    #[arg(long)]
+    no_ponder: bool,
 }
 
 #[derive(Args)]
@@ -396,7 +402,15 @@ fn run_config(args: ConfigArgs) -> ExitCode {
 
 fn run_gtp(args: GtpArgs) -> ExitCode {
     let config = match Config::load(args.config.as_deref()) {
-        Ok(config) => config.with_search_overrides(args.playouts, args.threads),
+        Ok(config) => config.with_search_overrides(SearchOverrides {
+            playouts: args.playouts,
+            threads: args.threads,
+            ponder: match (args.ponder, args.no_ponder) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
+        }),
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
@@ -639,9 +653,13 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     // Each worker gets the level's player with numSearchThreads threads; a level that
     // cannot analyse is answered by the mcts level's search.
     let players = |options: &EngineOptions| {
-        let threads = Some(options.search_threads.max(1));
-        let config = config.clone().with_search_overrides(None, threads);
-        config.player(&level.with_overrides(None, threads))
+        // Analysis only: pondering never applies.
+        let overrides = SearchOverrides {
+            threads: Some(options.search_threads.max(1)),
+            ..SearchOverrides::default()
+        };
+        let config = config.clone().with_search_overrides(overrides);
+        config.player(&level.with_overrides(overrides))
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS

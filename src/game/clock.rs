@@ -160,6 +160,11 @@ impl Clock {
         self.restart();
     }
 
+    /// Whether the time system limits the game.
+    pub fn is_limited(&self) -> bool {
+        self.system != TimeSystem::None
+    }
+
     /// A new game: both players have the system's full time again.
     pub fn restart(&mut self) {
         self.remaining = [None; 2];

@@ -179,6 +179,9 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     /// When the command being executed was read: a move's clock starts then.
     received: Instant,
+    /// Whether the player may think on the opponent's time before the next command: after
+    /// its own move under a clock.
+    ponder_next: bool,
 }
 
 /// A GTP analysis in progress: its report lines go to a [`Sink`] in the dialect asked for.
@@ -218,6 +221,7 @@ impl Engine {
             quit: false,
             stop: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
+            ponder_next: false,
         }
     }
 
@@ -226,6 +230,31 @@ impl Engine {
     pub fn with_lag_reserve(mut self, lag_reserve: Duration) -> Engine {
         self.clock = Clock::with_lag_reserve(lag_reserve);
         self
+    }
+
+    /// Whether the player should think on the opponent's time now (it just moved under a
+    /// clock), if no command is waiting.
+    pub fn ponder_pending(&self) -> bool {
+        self.ponder_next
+    }
+
+    /// A command is waiting: no ponder this time.
+    pub fn skip_ponder(&mut self) {
+        self.ponder_next = false;
+    }
+
+    /// Lets the player think on the opponent's time until `stop` is set, once after each of
+    /// its moves under a clock (a player not set to ponder returns at once).
+    pub fn ponder(&mut self, stop: Arc<AtomicBool>) {
+        if !std::mem::take(&mut self.ponder_next) {
+            return;
+        }
+        let budget = Budget {
+            stop: Some(stop),
+            ..Budget::default()
+        };
+        let playouts = self.player.ponder(&self.game, &budget);
+        debug!("pondered: {playouts} playouts");
     }
 
     /// Runs one command read at `received`, writing its one response through `out`; `stop`
@@ -244,6 +273,7 @@ impl Engine {
             .ok_or(GtpError::UnknownCommand)?;
         self.received = received;
         self.stop = stop;
+        self.ponder_next = false;
         handler(self, &command.args, out)
     }
 
@@ -485,6 +515,7 @@ impl Engine {
                 .play(color, mv)
                 .map_err(|_| GtpError::IllegalMove)?;
             self.clock.charge(color, self.received.elapsed());
+            self.ponder_next = mode == Mode::Play && self.clock.is_limited();
         }
         Ok(mv.to_vertex(self.game.size()))
     }
