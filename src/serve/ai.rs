@@ -1,4 +1,4 @@
-//! The AI side of the server: a bounded pool of workers that run searches and the
+//! The AI side of the server: a bounded pool of workers that run searches, analyses and the
 //! scorer off the async threads, at a lower CPU priority than the threads that answer HTTP,
 //! and the levels' players, lent to one search at a time.
 //!
@@ -11,7 +11,7 @@
 //! the thread that handles the request, without a worker, so they never wait for a search.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
@@ -21,13 +21,18 @@ use crate::board::Move;
 use crate::config::{Config, LevelConfig};
 use crate::game::Game;
 use crate::game::score::{self, Assessment, StoneStatus};
-use crate::player::{Answer, Budget, Player, Silent};
+use crate::player::{AnalysisRequest, Answer, Budget, Player, Report, Silent, Update};
 use crate::search::DEFAULT_PLAYOUTS;
 
 use super::store::Ending;
 
 /// An idle player and its number.
 type Pooled = (u64, Box<dyn Player>);
+
+/// The pool of players that analyse for the quick levels. Those levels cannot analyse, so
+/// their players hand analyses to the `mcts` level's search (made on first use): one pool
+/// for all of them keeps those searches, and their trees, few.
+const QUICK_ANALYSTS: &str = "(analysts of the quick levels)";
 
 /// The nice value of the threads that search and score: above the HTTP threads' 0, so that
 /// on a busy machine a quick reply does not queue behind a search for the CPU.
@@ -128,6 +133,15 @@ fn lower_priority() {
     }
 }
 
+/// How long an analysis may search.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AnalysisLimits {
+    /// Playouts at most.
+    pub playouts: u64,
+    /// Time at most, from when a worker starts it.
+    pub time: Duration,
+}
+
 /// What the AI answered: the move (legal, or a pass in its place) or a resignation, and
 /// which pooled player gave it.
 pub struct Reply {
@@ -187,7 +201,7 @@ impl Ai {
         &self.config.default_level
     }
 
-    /// A player of `level` from the pool `pool` (the level's name):
+    /// A player of `level` from the pool `pool` (the level's name, or [`QUICK_ANALYSTS`]):
     /// the one numbered `hint` if it is idle, else any idle one, else a new one.
     fn take(&self, pool: &str, level: &str, hint: Option<u64>) -> Pooled {
         {
@@ -335,5 +349,57 @@ impl Ai {
                 }
             }
         }
+    }
+
+    /// `level`'s analysis of `game` for the player to move, on a worker, within `limits`
+    /// or until `stop` is set: its last report, if it made one.
+    pub async fn analyze(
+        &self,
+        game: &Game,
+        level: &str,
+        limits: AnalysisLimits,
+        stop: Arc<AtomicBool>,
+    ) -> Option<Report> {
+        let _permit = self.workers.acquire().await.ok()?;
+        let pool = if self.is_quick(level) {
+            QUICK_ANALYSTS
+        } else {
+            level
+        };
+        let (id, mut player) = self.take(pool, level, None);
+        let position = game.clone();
+        let joined = self
+            .background
+            .run(move || {
+                let request = AnalysisRequest {
+                    color: position.to_move(),
+                    interval: limits.time,
+                    allow: Vec::new(),
+                    avoid: Vec::new(),
+                    ownership: true,
+                    moves_ownership: false,
+                    budget: Budget {
+                        playouts: Some(limits.playouts),
+                        deadline: Some(Instant::now() + limits.time),
+                        stop: Some(stop),
+                        ..Budget::default()
+                    },
+                };
+                let mut last: Option<Report> = None;
+                let done = player.analyze(&position, &request, &mut |update: Update<'_>| {
+                    if let Update::Report(report) = update {
+                        last = Some(report.clone());
+                    }
+                    true
+                });
+                if let Err(e) = done {
+                    log::error!("analysis: {e}");
+                }
+                (player, last)
+            })
+            .await;
+        let (player, report) = joined?;
+        self.give_back(pool, id, player);
+        report
     }
 }
