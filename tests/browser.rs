@@ -4,7 +4,9 @@
 //! board (and Undo once, and Pass at the end) until the game is over; after every click it
 //! checks that the board the page draws, the AI's reply and its last-move mark, the captures and
 //! the status line agree with the server's state and with a local replay, and at the end that
-//! the result and the dead stones shown are the server's.
+//! the result and the dead stones shown are the server's. At move 5 it ticks Analysis and
+//! checks the win-rate bar and the ownership squares against the server's analysis, and again
+//! at the end.
 //!
 //! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`);
 //! without them it is reported ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then it fails).
