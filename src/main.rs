@@ -270,18 +270,19 @@ struct TrainArgs {
     /// Where to write the gamma table.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// Hold out every K-th file (in name order) to measure move prediction.
-    #[arg(long, value_name = "K", default_value_t = 10)]
+    /// Hold out every K-th file (in name order) to measure move prediction (2 to a million).
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = count(2, 1_000_000))]
     holdout: usize,
-    /// The most MM sweeps over all feature groups.
-    #[arg(long, value_name = "N", default_value_t = 30)]
+    /// The most MM sweeps over all feature groups (1 to 10,000).
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = count(1, 10_000))]
     iterations: usize,
     /// Pattern classes (and spatial patterns) seen fewer times among the candidates share one
-    /// "rare" gamma.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    /// "rare" gamma (1 to a billion).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = count(1, 1_000_000_000))]
     min_count: usize,
-    /// Candidates per training position: the move played and a random sample of the rest.
-    #[arg(long, value_name = "N", default_value_t = 40)]
+    /// Candidates per training position: the move played and a random sample of the rest (2 to
+    /// 1,000; a board has at most 625 points).
+    #[arg(long, value_name = "N", default_value_t = 40, value_parser = count(2, 1_000))]
     max_candidates: usize,
 }
 
