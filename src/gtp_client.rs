@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +26,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use log::{debug, warn};
+
+use crate::lines::read_bounded;
 
 /// The longest line read from a child; a response with a longer line is garbled (and the
 /// line is never held whole: a runaway engine cannot make us hold gigabytes).
@@ -503,7 +505,7 @@ fn read_responses(stdout: impl Read, label: &str, mut deliver: impl FnMut(Event)
     let mut stray = Response::default();
     let mut first_stray = String::new();
     let mut raw = Vec::new();
-    while let Ok(Some(long_line)) = read_line(&mut reader, &mut raw) {
+    while let Ok(Some(long_line)) = read_bounded(&mut reader, &mut raw, MAX_LINE) {
         let line = String::from_utf8_lossy(&raw);
         let line = line.trim_end_matches(['\n', '\r']);
         match current.as_mut() {
@@ -586,35 +588,6 @@ fn report_stray(label: &str, stray: &Response, first: &str) {
     }
 }
 
-/// Reads one line into `raw` (cleared first), at most [`MAX_LINE`] bytes of it: the rest of a
-/// longer line is read and dropped. `Some(true)` for a line that was too long, `None` at the
-/// end of the stream.
-fn read_line(reader: &mut impl BufRead, raw: &mut Vec<u8>) -> io::Result<Option<bool>> {
-    raw.clear();
-    if reader.take(MAX_LINE as u64).read_until(b'\n', raw)? == 0 {
-        return Ok(None);
-    }
-    if raw.last() == Some(&b'\n') || raw.len() < MAX_LINE {
-        return Ok(Some(false));
-    }
-    loop {
-        let buf = reader.fill_buf()?;
-        if buf.is_empty() {
-            return Ok(Some(true));
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(end) => {
-                reader.consume(end + 1);
-                return Ok(Some(true));
-            }
-            None => {
-                let n = buf.len();
-                reader.consume(n);
-            }
-        }
-    }
-}
-
 /// The start of `text` for a log line: its first line, at most [`EXCERPT`] characters.
 pub fn excerpt(text: &str) -> Cow<'_, str> {
     let text = text.trim();
@@ -650,7 +623,7 @@ fn parse_status_line(line: &str) -> Option<Response> {
 fn drain_stderr(stderr: impl Read, label: &str) {
     let mut reader = BufReader::new(stderr);
     let mut raw = Vec::new();
-    while let Ok(Some(_)) = read_line(&mut reader, &mut raw) {
+    while let Ok(Some(_)) = read_bounded(&mut reader, &mut raw, MAX_LINE) {
         debug!("{label}: {}", String::from_utf8_lossy(&raw).trim_end());
     }
 }

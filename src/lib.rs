@@ -3,6 +3,9 @@
 //! The modules form layers; each imports only from the layers above it in this list
 //! (ARCHITECTURE.md draws the picture).
 
+// Bounded line reading, below everything that reads lines from outside.
+pub mod lines;
+
 // The rules of Go: the board, then the game (rules, history, scoring, clock) and SGF.
 pub mod board;
 pub mod game;

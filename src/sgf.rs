@@ -121,12 +121,14 @@ pub fn load_file(path: &Path, move_number: Option<usize>, rules: Rules) -> Resul
     load_game(&read_file(path)?, move_number, rules)
 }
 
-/// The text of the SGF file at `path`: a regular file (checked before it is opened, so that a
-/// FIFO cannot block) of at most [`MAX_FILE_BYTES`]. Bytes that are not UTF-8 (a comment in
-/// another encoding) are replaced, not refused.
+/// The text of the SGF file at `path`: a regular file of at most [`MAX_FILE_BYTES`], checked on
+/// the file opened (so a path swapped for a FIFO after a look cannot block: on Unix it is
+/// opened without blocking). Bytes that are not UTF-8 (a comment in another encoding) are
+/// replaced, not refused.
 pub fn read_file(path: &Path) -> Result<String, SgfError> {
     let too_large = SgfError::TooLarge(MAX_FILE_BYTES, "bytes");
-    let metadata = std::fs::metadata(path).map_err(SgfError::Io)?;
+    let file = open_without_blocking(path).map_err(SgfError::Io)?;
+    let metadata = file.metadata().map_err(SgfError::Io)?;
     if !metadata.is_file() {
         return Err(SgfError::NotAFile);
     }
@@ -134,13 +136,27 @@ pub fn read_file(path: &Path) -> Result<String, SgfError> {
         return Err(too_large);
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes))
+    file.take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
         .map_err(SgfError::Io)?;
     if bytes.len() > MAX_FILE_BYTES {
         return Err(too_large);
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// `path` opened for reading; on Unix with `O_NONBLOCK`, so that opening a FIFO with no writer
+/// returns at once (a regular file reads the same either way).
+fn open_without_blocking(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    #[cfg(not(unix))]
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    options.open(path)
 }
 
 /// Loads the first game of the SGF collection `text`, as GNU Go's `loadsgf` does: its main line

@@ -257,13 +257,11 @@ fn a_gogui_view_after_boardsize_searches_the_new_board() {
     // the same for every empty board, so after `boardsize 5` a 19x19 report was rendered on
     // 5x5 (vertices like E34) and `tengen-visits` panicked (exit 101).
     let mut engine = Gtp::tengen("easy");
-    engine.send_raw("tengen-visits\n");
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    engine.send_raw("# interrupt\n");
-    let before = engine.read_response().expect("the 19x19 view");
+    // Not interrupted: the view's whole search (2 s) visits some moves even on a busy machine.
+    let before = engine.send("tengen-visits").expect("the 19x19 view");
     assert!(
         before.contains(' '),
-        "a search of 300 ms visits some moves: {before}"
+        "a view's search visits some moves: {before}"
     );
     engine.ok("boardsize 5");
     // A vertex of a 5x5 board: A-E, 1-5.

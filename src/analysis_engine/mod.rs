@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Seconds;
+use crate::lines::{read_bounded, without_newline};
 use crate::player::{Player, PlayerError, Update};
 use crate::search::{AnalysisRequest, Budget, MAX_PLAYOUTS, Report, move_priors};
 use query::{Defaults, Job, QueryError};
@@ -158,32 +159,10 @@ pub fn serve(
 /// held.
 fn read_lines(mut input: impl BufRead, mut each: impl FnMut(Option<&[u8]>)) {
     let mut line = Vec::new();
-    let mut too_long = false;
-    loop {
-        let chunk = match input.fill_buf() {
-            Ok([]) => break,
-            Ok(chunk) => chunk,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        let (part, used, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], i + 1, true),
-            None => (chunk, chunk.len(), false),
-        };
-        if line.len() + part.len() > MAX_QUERY_BYTES {
-            too_long = true;
-            line.clear();
-        } else if !too_long {
-            line.extend_from_slice(part);
-        }
-        input.consume(used);
-        if ends_line {
-            each((!std::mem::take(&mut too_long)).then_some(line.as_slice()));
-            line.clear();
-        }
-    }
-    if too_long || !line.is_empty() {
-        each((!too_long).then_some(line.as_slice()));
+    // A newline and a carriage return over the limit are not the line's.
+    while let Ok(Some(long)) = read_bounded(&mut input, &mut line, MAX_QUERY_BYTES + 2) {
+        let text = without_newline(&line);
+        each((!long && text.len() <= MAX_QUERY_BYTES).then_some(text));
     }
 }
 

@@ -17,6 +17,8 @@ use std::time::Instant;
 
 use log::{debug, warn};
 
+use crate::lines::{read_bounded, without_newline};
+
 pub use engine::Engine;
 use engine::Kind;
 use protocol::GtpError;
@@ -223,38 +225,21 @@ impl Reader {
     /// holding more than [`MAX_LINE`] bytes of one line.
     fn read_lines(mut self, mut input: impl BufRead) {
         let mut line = Vec::new();
-        let mut too_long = false;
         let mut open_stream = false;
         loop {
-            let chunk = match input.fill_buf() {
-                Ok([]) => break,
-                Ok(chunk) => chunk,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            // A newline and a carriage return over the limit are not the line's.
+            let too_long = match read_bounded(&mut input, &mut line, MAX_LINE + 2) {
+                Ok(None) => break,
+                Ok(Some(long)) => long || without_newline(&line).len() > MAX_LINE,
                 Err(e) => {
                     warn!("reading stdin: {e}");
                     break;
                 }
             };
-            let (part, used, ends_line) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], i + 1, true),
-                None => (chunk, chunk.len(), false),
-            };
-            if line.len() + part.len() > MAX_LINE {
-                too_long = true;
-            } else {
-                line.extend_from_slice(part);
-            }
-            input.consume(used);
-            if ends_line
-                && self
-                    .send_line(&mut line, &mut too_long, &mut open_stream)
-                    .is_err()
-            {
+            let text = without_newline(&line);
+            if self.send_line(text, too_long, &mut open_stream).is_err() {
                 return;
             }
-        }
-        if !line.is_empty() || too_long {
-            let _ = self.send_line(&mut line, &mut too_long, &mut open_stream);
         }
         // The controller has gone: an analysis still streaming must end too, and a ponder.
         if open_stream {
@@ -267,14 +252,14 @@ impl Reader {
     /// analysis that this line (any line) closes.
     fn send_line(
         &mut self,
-        line: &mut Vec<u8>,
-        too_long: &mut bool,
+        line: &[u8],
+        too_long: bool,
         open_stream: &mut bool,
     ) -> Result<(), mpsc::SendError<Input>> {
         if std::mem::take(open_stream) {
             self.streams.close();
         }
-        let input = if *too_long {
+        let input = if too_long {
             Input::TooLong
         } else {
             let text = String::from_utf8_lossy(line).into_owned();
@@ -292,8 +277,6 @@ impl Reader {
             }
             Input::Line(text, Instant::now())
         };
-        line.clear();
-        *too_long = false;
         self.tx.send(input)?;
         self.ponder_stop.store(true, Ordering::SeqCst);
         Ok(())
