@@ -44,6 +44,14 @@ pub fn checked_komi(komi: f64) -> Option<f64> {
     (komi.is_finite() && komi.abs() <= MAX_KOMI).then_some(komi)
 }
 
+/// How many stones the opening of a game on a `size` board lasts: Pachi's
+/// `board_earliest_pass`, size² / (7 - size / 5), 13 on 9x9 and 90 on 19x19. Before that a
+/// player neither ends the game by passing nor resigns: a position there is rarely as clear
+/// as a search's win rate makes it look.
+pub fn opening_length(size: usize) -> usize {
+    size * size / (7 - size / 5).max(1)
+}
+
 /// The rules a game is played under.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Rules {

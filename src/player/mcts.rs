@@ -1,11 +1,11 @@
 //! The `mcts` level: tengen's own search ([`crate::search`]) as a player, which resigns
-//! only after several searches in a row found the game lost.
+//! only past the opening and after several searches in a row found the game lost.
 
 use log::info;
 
 use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
 use crate::board::Color;
-use crate::game::Game;
+use crate::game::{Game, opening_length};
 use crate::search::{Search, SearchSettings};
 
 /// Searches in a row that must find the game lost before the player resigns.
@@ -48,7 +48,8 @@ impl Player for MctsPlayer {
         if choice.searched && progress.listening() {
             progress.update(Update::Report(&self.search.root_report()));
         }
-        if budget.may_resign && self.losing_streak >= RESIGN_AFTER {
+        let past_opening = game.moves().len() >= opening_length(game.size());
+        if budget.may_resign && past_opening && self.losing_streak >= RESIGN_AFTER {
             info!("mcts: resigns after {RESIGN_AFTER} searches that found the game lost");
             return Ok(Answer::Resign);
         }
@@ -83,9 +84,9 @@ mod tests {
     use crate::player::Silent;
     use crate::search::MIN_PLAYOUTS_TO_RESIGN;
 
-    /// Black's answers in a two-stone 9x9 game (komi `komi`) to five White moves, by a
+    /// Black's answers in a two-stone 9x9 game (komi `komi`) to `rounds` White moves, by a
     /// player whose dynamic komi is `handicap_komi` a stone; stops at a resignation.
-    fn black_answers_with_two_stones(komi: f64, handicap_komi: f32) -> Vec<Answer> {
+    fn black_answers_with_two_stones(komi: f64, handicap_komi: f32, rounds: usize) -> Vec<Answer> {
         let mut game = Game::new(9, Rules::chinese(komi));
         game.set_handicap(&crate::game::fixed_handicap_points(9, 2).unwrap())
             .unwrap();
@@ -103,12 +104,20 @@ mod tests {
             ..Budget::default()
         };
         let mut answers = Vec::new();
-        for _ in 0..5 {
-            // White takes the first free point of the centre column.
-            let free = ["E5", "E6", "E4", "E7", "E3", "E8", "E2"]
-                .into_iter()
-                .map(|v| Move::Play(Point::parse(v, 9).unwrap()))
-                .find(|&mv| game.legality(Color::White, mv).is_ok())
+        for _ in 0..rounds {
+            // White takes the first free point of the centre column, then of the next ones.
+            let free = game
+                .board()
+                .empty_points()
+                .map(Move::Play)
+                .filter(|&mv| game.legality(Color::White, mv).is_ok())
+                .min_by_key(|mv| match mv {
+                    Move::Play(p) => {
+                        let (col, row) = p.coords(9);
+                        (col.abs_diff(4), row.abs_diff(4))
+                    }
+                    Move::Pass => (9, 9),
+                })
                 .expect("a free point");
             game.play(Color::White, free).unwrap();
             let answer = mcts
@@ -127,14 +136,19 @@ mod tests {
     fn dynamic_komi_never_makes_black_resign() {
         // 100 points a stone make every playout a loss for Black, yet it plays on.
         assert!(
-            black_answers_with_two_stones(0.5, 100.0)
+            black_answers_with_two_stones(0.5, 100.0, 8)
                 .iter()
                 .all(|a| *a != Answer::Resign)
         );
-        // The same search with that deficit in the real komi resigns: the test can fail.
-        assert_eq!(
-            black_answers_with_two_stones(200.0, 0.0).last(),
-            Some(&Answer::Resign)
+        // The same search with that deficit in the real komi resigns once the opening (13
+        // moves on 9x9) is over, not before: the test can fail.
+        let answers = black_answers_with_two_stones(200.0, 0.0, 8);
+        assert_eq!(answers.last(), Some(&Answer::Resign));
+        assert!(2 * answers.len() >= opening_length(9), "{answers:?}");
+        assert!(
+            black_answers_with_two_stones(200.0, 0.0, 6)
+                .iter()
+                .all(|a| *a != Answer::Resign)
         );
     }
 }

@@ -26,7 +26,7 @@ use crate::board::{Board, Color, Move, Point};
 use crate::game::clock::Clock;
 use crate::game::regions::Regions;
 use crate::game::score::{self, Assessment};
-use crate::game::{Game, Scoring};
+use crate::game::{Game, Scoring, opening_length};
 
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use ladder::Scratch;
@@ -147,8 +147,9 @@ pub struct SearchSettings {
     /// Visits before a tree node is expanded; absent: by board size
     /// ([`uct::expand_after_for`]: 4 up to 9x9, 8 above).
     pub expand_after: Option<u32>,
-    /// Points per handicap stone that Black's search pretends White has as extra komi,
-    /// fading to none over the game's first part (see [`dynamic_komi`]); 0 turns it off.
+    /// Points per handicap stone that a search in a handicap game (either colour's) pretends
+    /// White has as extra komi, fading to none over the game's first part (see
+    /// [`dynamic_komi`]); 0 turns it off.
     pub handicap_komi: f32,
     /// Whether the player thinks on the opponent's time when a clock limits the game.
     pub ponder: bool,
@@ -439,7 +440,7 @@ impl Search {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
         };
-        let extra_komi = dynamic_komi::extra_komi(game, color, self.settings.handicap_komi);
+        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
         let run = self.run(
             game,
             color,
@@ -530,9 +531,7 @@ impl Search {
         if root_children.len() == 1 || budget.expired() {
             return 0;
         }
-        // The komi of the next move's search, so that what is kept was searched alike.
-        let extra_komi =
-            dynamic_komi::extra_komi(game, color.opponent(), self.settings.handicap_komi);
+        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
         let run = self.run(
             game,
             color,
@@ -635,8 +634,9 @@ impl Search {
 }
 
 /// The result, when the opponent has just passed (so that a pass of `color` ends the game)
-/// past the opening ([`earliest_pass`]) and the scorer behind `final_score` counts the
-/// board as a win for `color`, clear about every stone, with no living string in atari:
+/// past the opening ([`opening_length`] stones: a pass there, a test or a misclick, is not
+/// answered by the game's end) and the scorer behind `final_score` counts the board as a win
+/// for `color`, clear about every stone, with no living string in atari:
 /// then the player passes rather than play on in a won position, where every further move
 /// only gives the playouts room to misjudge it (Pachi passes the same way).
 ///
@@ -646,7 +646,7 @@ fn pass_ends_in_win(game: &Game, color: Color, budget: &Budget) -> Option<String
     let board = game.board();
     let points = game.size() * game.size();
     if !matches!(game.moves().last(), Some(&(c, Move::Pass)) if c != color)
-        || points - board.empty_count() < earliest_pass(game.size())
+        || points - board.empty_count() < opening_length(game.size())
     {
         return None;
     }
@@ -666,13 +666,6 @@ fn pass_ends_in_win(game: &Game, color: Color, budget: &Budget) -> Option<String
     };
     let living_atari = assessment.living_atari_liberties(board).next().is_some();
     (lead > 0.0 && assessment.is_clear() && !living_atari).then(|| assessment.result())
-}
-
-/// The fewest stones on the board before [`pass_ends_in_win`] ends a game: Pachi's
-/// `board_earliest_pass`, size² / (7 - size / 5), 13 on 9x9 and 90 on 19x19, so that an
-/// opponent's pass in the opening (a test, a misclick) is not answered by the game's end.
-fn earliest_pass(size: usize) -> usize {
-    size * size / (7 - size / 5).max(1)
 }
 
 /// Whether nothing is left to play for under area scoring: every empty region touches one
