@@ -79,7 +79,7 @@ impl Player for MctsPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::{Move, Point};
+    use crate::board::Move;
     use crate::game::Rules;
     use crate::player::Silent;
     use crate::search::MIN_PLAYOUTS_TO_RESIGN;
