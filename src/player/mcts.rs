@@ -5,6 +5,7 @@ use log::info;
 
 use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
 use crate::board::Color;
+use crate::book::Opening;
 use crate::game::Game;
 use crate::search::{Search, SearchSettings};
 
@@ -16,12 +17,15 @@ pub struct MctsPlayer {
     search: Search,
     /// Searches in a row that found the game lost.
     losing_streak: u32,
+    /// The opening book's chooser, when the level plays from the book.
+    book: Option<Opening>,
 }
 
 impl MctsPlayer {
     /// A player searching with `settings`.
     pub fn new(settings: SearchSettings) -> MctsPlayer {
         MctsPlayer {
+            book: settings.book.then(|| Opening::new(settings.seed)),
             search: Search::new(settings),
             losing_streak: 0,
         }
@@ -36,6 +40,9 @@ impl Player for MctsPlayer {
         budget: &Budget,
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
+        if let Some(mv) = self.book.as_mut().and_then(|b| b.choose(game, color)) {
+            return Ok(Answer::Move(mv));
+        }
         let choice = self.search.choose(game, color, budget);
         match choice.losing {
             Some(true) => self.losing_streak += 1,

@@ -147,6 +147,9 @@ pub struct SearchSettings {
     /// Points per handicap stone that Black's search pretends White has as extra komi,
     /// fading to none over the game's first part (see [`dynamic_komi`]); 0 turns it off.
     pub handicap_komi: f32,
+    /// Whether the player plays from the opening book (`book/`) while the position is in it
+    /// and the book fits the game's size, komi and scoring; the search does not read it.
+    pub book: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -204,6 +207,7 @@ impl Default for SearchSettings {
             rave_early_weight: 3,
             expand_after: None,
             handicap_komi: DEFAULT_HANDICAP_KOMI,
+            book: true,
             early_stop: true,
         }
     }
