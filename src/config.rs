@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::game::clock::DEFAULT_LAG_RESERVE;
 use crate::player::external::ExternalEngine;
 use crate::player::fallback::FallbackPlayer;
 use crate::player::heuristic::HeuristicPlayer;
@@ -27,6 +28,9 @@ const KATAGO: &str = "katago";
 
 /// The level whose player analyses for levels that cannot.
 pub const ANALYST_LEVEL: &str = "mcts";
+
+/// The largest `lag_reserve_ms` taken: a minute.
+const MAX_LAG_RESERVE_MS: u64 = 60_000;
 
 /// The level played when neither the file nor the command line names one.
 const BUILTIN_DEFAULT_LEVEL: &str = "medium";
@@ -241,13 +245,14 @@ impl LevelConfig {
         }
     }
 
-    /// This level with the command line's `--playouts` and `--threads` in force (they apply to
-    /// search levels only; other players have neither).
-    pub fn with_overrides(&self, playouts: Option<u64>, threads: Option<usize>) -> LevelConfig {
+    /// This level with the command line's `--playouts`, `--threads` and `--ponder` in force
+    /// (they apply to search levels only; other players have none of them).
+    pub fn with_overrides(&self, overrides: SearchOverrides) -> LevelConfig {
         let mut level = self.clone();
         if let LevelConfig::Mcts(settings) = &mut level {
-            settings.playouts = playouts.or(settings.playouts);
-            settings.threads = threads.unwrap_or(settings.threads);
+            settings.playouts = overrides.playouts.or(settings.playouts);
+            settings.threads = overrides.threads.unwrap_or(settings.threads);
+            settings.ponder = overrides.ponder.unwrap_or(settings.ponder);
         }
         level
     }
@@ -258,11 +263,24 @@ impl LevelConfig {
     }
 }
 
+/// What the command line sets for every search level, over engines.toml (`None`: the
+/// level's own).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SearchOverrides {
+    /// `--playouts`.
+    pub playouts: Option<u64>,
+    /// `--threads`.
+    pub threads: Option<usize>,
+    /// `--ponder` / `--no-ponder`.
+    pub ponder: Option<bool>,
+}
+
 /// The file as written.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
     default_level: Option<String>,
+    lag_reserve_ms: Option<u64>,
     /// Each level's table, read by [`LevelConfig::from_table`].
     #[serde(default)]
     levels: BTreeMap<String, toml::Table>,
@@ -277,6 +295,8 @@ pub struct Config {
     pub source: Option<PathBuf>,
     /// The level used when none is named.
     pub default_level: String,
+    /// Time held back from every move under a clock for pipe, GUI and network lag.
+    pub lag_reserve: Duration,
     /// Every level by name.
     pub levels: BTreeMap<String, LevelConfig>,
     /// External engines by name.
@@ -330,6 +350,7 @@ impl Default for Config {
         Config {
             source: None,
             default_level: BUILTIN_DEFAULT_LEVEL.to_string(),
+            lag_reserve: DEFAULT_LAG_RESERVE,
             levels,
             engines,
             unset: BTreeMap::new(),
@@ -415,6 +436,13 @@ impl Config {
         if let Some(level) = file.default_level {
             config.default_level = level;
         }
+        if let Some(ms) = file.lag_reserve_ms {
+            if ms > MAX_LAG_RESERVE_MS {
+                let why = format!("must be from 0 to {MAX_LAG_RESERVE_MS}, not {ms}");
+                return Err(error("lag_reserve_ms", &why));
+            }
+            config.lag_reserve = Duration::from_millis(ms);
+        }
         if !config.levels.contains_key(&config.default_level) {
             let why = format!(
                 "no level named `{}` (levels: {})",
@@ -428,13 +456,9 @@ impl Config {
 
     /// These levels with `--playouts` and `--threads` applied to every search level, fallbacks
     /// included.
-    pub fn with_search_overrides(
-        mut self,
-        playouts: Option<u64>,
-        threads: Option<usize>,
-    ) -> Config {
+    pub fn with_search_overrides(mut self, overrides: SearchOverrides) -> Config {
         for level in self.levels.values_mut() {
-            *level = level.with_overrides(playouts, threads);
+            *level = level.with_overrides(overrides);
         }
         self
     }
@@ -795,6 +819,21 @@ mod tests {
     }
 
     #[test]
+    fn the_lag_reserve_is_a_top_level_key_in_range() {
+        assert_eq!(Config::default().lag_reserve, DEFAULT_LAG_RESERVE);
+        let c = parse("lag_reserve_ms = 1500\n").unwrap();
+        assert_eq!(c.lag_reserve, Duration::from_millis(1500));
+        let e = parse("# lag\nlag_reserve_ms = 60001\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("lag_reserve_ms: must be from 0 to 60000") && e.contains("(line 2)"),
+            "{e}"
+        );
+        assert!(parse("lag_reserve_ms = -1\n").is_err());
+    }
+
+    #[test]
     fn errors_name_the_file_the_key_and_the_problem() {
         let mut errors = Vec::new();
         let mut check = |text: &str, wanted: &[&str]| {
@@ -1006,9 +1045,11 @@ mod tests {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
                     fallback = [\"mcts\"]\nonly_if_present = true\n";
-        let config = parse(text)
-            .unwrap()
-            .with_search_overrides(Some(77), Some(1));
+        let config = parse(text).unwrap().with_search_overrides(SearchOverrides {
+            playouts: Some(77),
+            threads: Some(1),
+            ponder: None,
+        });
         let hard = config.level("hard").unwrap();
         assert!(std::ptr::eq(
             hard.effective(&config),

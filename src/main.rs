@@ -13,7 +13,7 @@ use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
 use tengen::board::Move;
 use tengen::book;
-use tengen::config::{self, ANALYST_LEVEL, Config};
+use tengen::config::{self, ANALYST_LEVEL, Config, SearchOverrides};
 use tengen::game::clock::Seconds;
 use tengen::game::{MAX_KOMI, checked_komi};
 use tengen::gtp::{self, Engine};
@@ -207,6 +207,12 @@ struct GtpArgs {
     /// Search threads for a search level (0 = every core; at most 1024).
     #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
+    /// Think on the opponent's time under a clock (a search level's `ponder = true`).
+    #[arg(long, conflicts_with = "no_ponder")]
+    ponder: bool,
+    /// Never think on the opponent's time, whatever the level says (e.g. in matches).
+    #[arg(long)]
+    no_ponder: bool,
 }
 
 #[derive(Args)]
@@ -336,18 +342,19 @@ struct TrainArgs {
     /// Where to write the gamma table.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
-    /// Hold out every K-th file (in name order) to measure move prediction.
-    #[arg(long, value_name = "K", default_value_t = 10)]
+    /// Hold out every K-th file (in name order) to measure move prediction (2 to a million).
+    #[arg(long, value_name = "K", default_value_t = 10, value_parser = count(2, 1_000_000))]
     holdout: usize,
-    /// The most MM sweeps over all feature groups.
-    #[arg(long, value_name = "N", default_value_t = 30)]
+    /// The most MM sweeps over all feature groups (1 to 10,000).
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = count(1, 10_000))]
     iterations: usize,
     /// Pattern classes (and spatial patterns) seen fewer times among the candidates share one
-    /// "rare" gamma.
-    #[arg(long, value_name = "N", default_value_t = 10)]
+    /// "rare" gamma (1 to a billion).
+    #[arg(long, value_name = "N", default_value_t = 10, value_parser = count(1, 1_000_000_000))]
     min_count: usize,
-    /// Candidates per training position: the move played and a random sample of the rest.
-    #[arg(long, value_name = "N", default_value_t = 40)]
+    /// Candidates per training position: the move played and a random sample of the rest (2 to
+    /// 1,000; a board has at most 625 points).
+    #[arg(long, value_name = "N", default_value_t = 40, value_parser = count(2, 1_000))]
     max_candidates: usize,
 }
 
@@ -469,7 +476,15 @@ fn run_config(args: ConfigArgs) -> ExitCode {
 
 fn run_gtp(args: GtpArgs) -> ExitCode {
     let config = match Config::load(args.config.as_deref()) {
-        Ok(config) => config.with_search_overrides(args.playouts, args.threads),
+        Ok(config) => config.with_search_overrides(SearchOverrides {
+            playouts: args.playouts,
+            threads: args.threads,
+            ponder: match (args.ponder, args.no_ponder) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            },
+        }),
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
@@ -481,7 +496,8 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         log::warn!("{line}");
     }
     info!("playing at level {level}");
-    match gtp::serve(Engine::new(player), io::stdin(), io::stdout().lock()) {
+    let engine = Engine::new(player).with_lag_reserve(config.lag_reserve);
+    match gtp::serve(engine, io::stdin(), io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("tengen: {e}");
@@ -711,9 +727,13 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     // Each worker gets the level's player with numSearchThreads threads; a level that
     // cannot analyse is answered by the mcts level's search.
     let players = |options: &EngineOptions| {
-        let threads = Some(options.search_threads.max(1));
-        let config = config.clone().with_search_overrides(None, threads);
-        config.player(&level.with_overrides(None, threads))
+        // Analysis only: pondering never applies.
+        let overrides = SearchOverrides {
+            threads: Some(options.search_threads.max(1)),
+            ..SearchOverrides::default()
+        };
+        let config = config.clone().with_search_overrides(overrides);
+        config.player(&level.with_overrides(overrides))
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS

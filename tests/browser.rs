@@ -4,7 +4,9 @@
 //! board (and Undo once, and Pass at the end) until the game is over; after every click it
 //! checks that the board the page draws, the AI's reply and its last-move mark, the captures and
 //! the status line agree with the server's state and with a local replay, and at the end that
-//! the result and the dead stones shown are the server's.
+//! the result and the dead stones shown are the server's. At move 5 it ticks Analysis and
+//! checks the win-rate bar and the ownership squares against the server's analysis, and again
+//! at the end.
 //!
 //! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`);
 //! without them it is reported ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then it fails).
@@ -150,6 +152,12 @@ return {
   pass_disabled: document.getElementById("pass").disabled,
   sgf: document.getElementById("sgf").getAttribute("href"),
   saved: JSON.parse(localStorage.getItem("tengen.game") || "null"),
+  winrate_shown: !document.getElementById("winrate").hidden,
+  winrate_number: document.getElementById("winrate").dataset.number || "",
+  winrate_width: document.getElementById("wr-black").style.width,
+  winrate_text: document.getElementById("wr-text").textContent,
+  owned: [...document.querySelectorAll("#board rect.own")].map((r) => ({
+    x: +r.getAttribute("x") + 0.25, y: +r.getAttribute("y") + 0.25, fill: r.getAttribute("fill") })),
 };
 "##;
 
@@ -169,6 +177,13 @@ struct Page {
     pass_disabled: bool,
     sgf: String,
     key: String,
+    /// The analysis shown: the win-rate bar, the number of the position it is about, the
+    /// black part's width and the bar's text; the ownership squares (vertex, black or not).
+    winrate_shown: bool,
+    winrate_number: String,
+    winrate_width: String,
+    winrate_text: String,
+    owned: Vec<(String, bool)>,
 }
 
 async fn read_page(client: &Client) -> Page {
@@ -215,7 +230,80 @@ async fn read_page(client: &Client) -> Page {
         pass_disabled: v["pass_disabled"].as_bool().unwrap(),
         sgf: text("sgf"),
         key: v["saved"]["key"].as_str().unwrap_or_default().to_string(),
+        winrate_shown: v["winrate_shown"].as_bool().unwrap(),
+        winrate_number: text("winrate_number"),
+        winrate_width: text("winrate_width"),
+        winrate_text: text("winrate_text"),
+        owned: v["owned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| {
+                let (x, y) = (o["x"].as_f64().unwrap(), o["y"].as_f64().unwrap());
+                (name(x.round(), y.round()), o["fill"] == "#000")
+            })
+            .collect(),
     }
+}
+
+/// Waits until the page shows the analysis of the position before move `number`, then
+/// checks it against the server's (the same question gets the same answer): the bar's share
+/// and text, and one square per point the analysis gives to a side.
+async fn check_analysis(client: &Client, address: &str, key: &str, number: usize) {
+    let start = Instant::now();
+    let page = loop {
+        let page = read_page(client).await;
+        if page.winrate_number == number.to_string() {
+            break page;
+        }
+        assert!(
+            page.winrate_shown,
+            "the win-rate bar is hidden with Analysis on"
+        );
+        assert!(
+            !page.winrate_text.starts_with("Analysis failed"),
+            "{}",
+            page.winrate_text
+        );
+        assert!(
+            start.elapsed() < REPLY_TIMEOUT,
+            "waiting for the analysis of move {number}: the bar shows {:?} for {:?}",
+            page.winrate_text,
+            page.winrate_number
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let analysis = get(address, &format!("/api/games/{key}/analysis"));
+    assert_eq!(analysis["number"], number, "{analysis}");
+    let black = analysis["black_winrate"].as_f64().unwrap();
+    let width: f64 = page
+        .winrate_width
+        .strip_suffix('%')
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("the bar's width: {:?}", page.winrate_width));
+    assert!((width - black * 100.0).abs() < 0.06, "{width}% for {black}");
+    let percent = (black * 100.0).round();
+    assert!(
+        page.winrate_text
+            .starts_with(&format!("Black {percent}% · White {}%", 100.0 - percent)),
+        "{}",
+        page.winrate_text
+    );
+    let mut expected: Vec<(String, bool)> = analysis["ownership"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| {
+            let o = o.as_f64().unwrap();
+            let vertex = format!("{}{}", LETTERS[i % SIZE] as char, SIZE - i / SIZE);
+            (o.abs() >= 0.15).then_some((vertex, o > 0.0))
+        })
+        .collect();
+    let mut owned = page.owned.clone();
+    expected.sort();
+    owned.sort();
+    assert_eq!(owned, expected, "the ownership squares");
 }
 
 /// Waits until the page's status line passes `done`; the page then.
@@ -350,6 +438,7 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
     let mut mirror = Game::new(SIZE, Rules::chinese(7.5));
     let mut clicks = 1;
     let mut undone = false;
+    let mut analysing = false;
     // A fixed choice of Black's moves, so that a failure can be replayed: the i-th sensible
     // point in board order, i stepping by a prime.
     let mut pick = 0usize;
@@ -369,6 +458,18 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
             let state = get(&address, &format!("/api/games/{key}"));
             check_page(&read_page(&client).await, &state, &mirror);
             continue;
+        }
+        if number == 5 && !analysing {
+            // Analysis on: the bar and the ownership squares appear, and stay on.
+            analysing = true;
+            let page = read_page(&client).await;
+            assert!(
+                !page.winrate_shown && page.owned.is_empty(),
+                "analysis is off at first"
+            );
+            click(&client, "#analyse").await;
+            clicks += 1;
+            check_analysis(&client, &address, &key, number).await;
         }
         let choices = sensible_moves(&mirror, Color::Black);
         let mv = if number > LAST_PLAYED_MOVE || choices.is_empty() {
@@ -423,6 +524,7 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
             assert_eq!(page.dead, dead, "the dead stones drawn");
             assert_eq!(page.crosses, dead.len(), "one cross per dead stone");
             assert!(page.pass_disabled, "Pass is off once the game is over");
+            check_analysis(&client, &address, &key, mirror.moves().len() + 1).await;
             // A click on the board after the end changes nothing.
             if let Some(p) = sensible_moves(&mirror, Color::Black).first() {
                 click_point(&client, &p.to_vertex(SIZE)).await;

@@ -353,6 +353,17 @@ fn command_line_numbers_are_bounded() {
             "100000",
         ],
         &["regress", "--timeout", "inf", "x.tst"],
+        &[
+            "train-patterns",
+            "x",
+            "-o",
+            "y",
+            "--max-candidates",
+            "100000000",
+        ],
+        &["train-patterns", "x", "-o", "y", "--iterations", "0"],
+        &["train-patterns", "x", "-o", "y", "--holdout", "1"],
+        &["train-patterns", "x", "-o", "y", "--min-count", "0"],
     ] {
         let (code, stdout, stderr) = run(args, "", &[]);
         assert_eq!(code, Some(2), "{args:?}: {stderr}");

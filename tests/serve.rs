@@ -664,3 +664,147 @@ fn the_page_and_the_levels_are_served() {
         assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
     }
 }
+
+/// The moves that fill a 9x9 board with one living group of `owner`'s, every point but five
+/// one-point eyes (A1, J1, E5, A9, J9), while the other side passes: 76 stones, `owner`'s
+/// move last.
+fn one_huge_group(owner: Color) -> Vec<String> {
+    let eyes = ["A1", "J1", "E5", "A9", "J9"];
+    let mut moves = Vec::new();
+    if owner == Color::White {
+        moves.push("pass".to_string());
+    }
+    for row in 0..9 {
+        for col in 0..9 {
+            let vertex = tengen::board::Point::new(9, col, row).to_vertex(9);
+            if eyes.contains(&vertex.as_str()) {
+                continue;
+            }
+            if moves.len() % 2 != usize::from(owner == Color::White) {
+                moves.push("pass".to_string());
+            }
+            moves.push(vertex);
+        }
+    }
+    moves
+}
+
+/// Checks the shape of an analysis of a 9x9 position whose next move is `number`; its
+/// ownership.
+fn check_analysis(analysis: &Value, key: &str, number: u64, to_move: &str) -> Vec<f64> {
+    assert_eq!(analysis["key"], key, "{analysis}");
+    assert_eq!(analysis["number"], number, "{analysis}");
+    assert_eq!(analysis["to_move"], to_move, "{analysis}");
+    let winrate = analysis["black_winrate"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&winrate), "{analysis}");
+    assert!(analysis["black_lead"].is_f64() || analysis["black_lead"].is_null());
+    let playouts = analysis["playouts"].as_u64().unwrap();
+    assert!(playouts > 0, "{analysis}");
+    let ownership: Vec<f64> = analysis["ownership"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_f64().unwrap())
+        .collect();
+    assert_eq!(ownership.len(), 81);
+    assert!(
+        ownership.iter().all(|o| (-1.0..=1.0).contains(o)),
+        "{analysis}"
+    );
+    let moves = analysis["moves"].as_array().unwrap();
+    assert!(!moves.is_empty() && moves.len() <= 5, "{analysis}");
+    for m in moves {
+        Move::parse(m["move"].as_str().unwrap(), 9).expect("a vertex or pass");
+        assert!((0.0..=1.0).contains(&m["black_winrate"].as_f64().unwrap()));
+        assert!(m["visits"].as_u64().unwrap() > 0);
+        assert_eq!(m["pv"][0], m["move"]);
+    }
+    ownership
+}
+
+#[test]
+fn the_analysis_gives_the_win_rate_the_ownership_and_the_best_moves() {
+    let dir = TempDir::new("analysis");
+    let server = Server::start(&dir.0, &[]);
+    // An opening at easy, which cannot analyse: the mcts level analyses for it.
+    let state = server.open(
+        json!({"client": "t", "size": 9, "level": "easy", "color": "B", "moves": ["E5", "C3", "D5"]}),
+    );
+    let opening = key(&state);
+    let path = format!("/api/games/{opening}/analysis");
+    let (status, analysis) = server.get(&format!("{path}?playouts=400&max_ms=5000"));
+    assert_eq!(status, 200, "{analysis}");
+    let ownership = check_analysis(&analysis, &opening, 4, "W");
+    assert!(analysis["playouts"].as_u64().unwrap() <= 400, "{analysis}");
+    assert_eq!(analysis["max_playouts"], 400);
+    // Black's stones on E5 and D5 lean Black's way (rows top first: E5 is row 4, column 4).
+    assert!(
+        ownership[4 * 9 + 4] > 0.0 && ownership[4 * 9 + 3] > 0.0,
+        "{analysis}"
+    );
+    // The defaults, and the same question again.
+    let (status, first) = server.get(&path);
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(
+        (first["max_playouts"].as_u64(), first["max_ms"].as_u64()),
+        (Some(1500), Some(500))
+    );
+    assert_eq!(server.get(&path), (200, first));
+
+    // One side owns the board with a huge living group: the analysis says so, whichever side
+    // it is and whoever is to move.
+    for (owner, sign, to_move) in [(Color::Black, 1.0, "W"), (Color::White, -1.0, "B")] {
+        let moves = one_huge_group(owner);
+        let state = server.open(
+            json!({"client": "t", "size": 9, "level": "medium", "color": "B", "moves": moves}),
+        );
+        let key = key(&state);
+        let (status, analysis) = server.get(&format!("/api/games/{key}/analysis?playouts=500"));
+        assert_eq!(status, 200, "{analysis}");
+        let ownership = check_analysis(&analysis, &key, moves.len() as u64 + 1, to_move);
+        assert!(
+            ownership.iter().all(|o| sign * o > 0.5),
+            "{owner:?} owns every point: {analysis}"
+        );
+        let black = analysis["black_winrate"].as_f64().unwrap();
+        let winner = if owner == Color::Black {
+            black
+        } else {
+            1.0 - black
+        };
+        assert!(winner > 0.9, "{owner:?} wins: {analysis}");
+        let lead = analysis["black_lead"].as_f64().unwrap();
+        assert!(
+            sign * lead > 50.0,
+            "{owner:?} leads by the board: {analysis}"
+        );
+    }
+
+    // Errors: an unknown key asks for a resync; bad query values name their parameter.
+    let (status, body) = server.get("/api/games/0123456789abcdef0123456789abcdef/analysis");
+    assert_eq!(status, 404, "{body}");
+    assert_eq!(body["resync"], true);
+    for (query, field) in [
+        ("playouts=0", "playouts"),
+        ("playouts=100001", "playouts"),
+        ("playouts=-5", "playouts"),
+        ("playouts=", "playouts"),
+        ("max_ms=abc", "max_ms"),
+        ("max_ms=10001", "max_ms"),
+        ("playouts=10&depth=3", "depth"),
+    ] {
+        let (status, body) = server.get(&format!("{path}?{query}"));
+        assert_eq!(status, 400, "{query}: {body}");
+        assert_eq!(body["field"], field, "{query}: {body}");
+        assert!(body["error"].as_str().unwrap().starts_with(field), "{body}");
+    }
+    // The game goes on after its analysis, and the next analysis is of the new position.
+    let (status, state) = server.post(
+        &format!("/api/games/{opening}/genmove"),
+        json!({"number": 4}),
+    );
+    assert_eq!(status, 200, "{state}");
+    let (status, analysis) = server.get(&format!("{path}?playouts=200"));
+    assert_eq!(status, 200, "{analysis}");
+    check_analysis(&analysis, &opening, 5, "B");
+}

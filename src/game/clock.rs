@@ -5,8 +5,16 @@ use std::time::Duration;
 
 use crate::board::Color;
 
-/// Time held back from every move for pipe and network lag.
-const SAFETY_RESERVE: Duration = Duration::from_millis(500);
+/// Time held back by default from what a move may take, for pipe, GUI and network lag
+/// (engines.toml's `lag_reserve_ms` sets it).
+pub const DEFAULT_LAG_RESERVE: Duration = Duration::from_millis(250);
+
+/// The most a move may take beyond its target, as a multiple of the target, when the search
+/// finds the position unclear.
+const MAX_EXTENSION: f64 = 3.0;
+
+/// Main time held back for each move still to come: the least even a quick move costs.
+const PER_MOVE_OVERHEAD: f64 = 0.02;
 
 /// Seconds of clock time from outside (a GTP time command, `tengen match --time`): a finite
 /// number from 0 to [`Seconds::MAX`], so that no time sum, `Duration` or deadline built from it
@@ -99,7 +107,7 @@ impl TimeSystem {
     }
 }
 
-/// What `time_left` reported for one colour.
+/// What remains on one colour's clock: from `time_left`, or counted by the engine itself.
 #[derive(Copy, Clone, Debug, PartialEq)]
 struct Remaining {
     seconds: f64,
@@ -107,11 +115,24 @@ struct Remaining {
     count: u32,
 }
 
+/// How long one move may think, counted from when its command was read: `target` is what it
+/// should spend, `max` the most it may spend when the position is unclear. `max` is within
+/// what the clock allows, less the lag reserve.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct MoveTime {
+    /// The time to spend on a move whose best answer is clear.
+    pub target: Duration,
+    /// The most the move may take.
+    pub max: Duration,
+}
+
 /// The clock of both players.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Clock {
     system: TimeSystem,
     remaining: [Option<Remaining>; 2],
+    /// Held back from every move for lag.
+    lag_reserve: Duration,
 }
 
 impl Default for Clock {
@@ -119,14 +140,33 @@ impl Default for Clock {
         Clock {
             system: TimeSystem::None,
             remaining: [None; 2],
+            lag_reserve: DEFAULT_LAG_RESERVE,
         }
     }
 }
 
 impl Clock {
+    /// A clock without a limit that holds `lag_reserve` back from every move.
+    pub fn with_lag_reserve(lag_reserve: Duration) -> Clock {
+        Clock {
+            lag_reserve,
+            ..Clock::default()
+        }
+    }
+
     /// Sets the time system; both players start with its full time.
     pub fn set_system(&mut self, system: TimeSystem) {
         self.system = system;
+        self.restart();
+    }
+
+    /// Whether the time system limits the game.
+    pub fn is_limited(&self) -> bool {
+        self.system != TimeSystem::None
+    }
+
+    /// A new game: both players have the system's full time again.
+    pub fn restart(&mut self) {
         self.remaining = [None; 2];
     }
 
@@ -137,39 +177,129 @@ impl Clock {
         self.remaining[c.index()] = Some(Remaining { seconds, count });
     }
 
+    /// What `c` has left: the last `time_left`, or the system's full time.
+    fn left(&self, c: Color) -> Remaining {
+        self.remaining[c.index()].unwrap_or(Remaining {
+            seconds: match self.system {
+                TimeSystem::None => 0.0,
+                TimeSystem::Absolute { main }
+                | TimeSystem::Canadian { main, .. }
+                | TimeSystem::Byoyomi { main, .. } => main,
+            },
+            count: 0,
+        })
+    }
+
+    /// Takes `elapsed` off `c`'s clock as a controller would after `c`'s move, so that the
+    /// clock stays right when the controller sends no `time_left` (the next one replaces it).
+    pub fn charge(&mut self, c: Color, elapsed: Duration) {
+        let mut left = self.left(c);
+        let mut used = elapsed.as_secs_f64();
+        if left.count == 0 {
+            let from_main = used.min(left.seconds);
+            left.seconds -= from_main;
+            used -= from_main;
+        }
+        match self.system {
+            TimeSystem::None => return,
+            TimeSystem::Absolute { .. } => {}
+            TimeSystem::Canadian { period, stones, .. } => {
+                if left.count == 0 && (left.seconds > 0.0 || used == 0.0) {
+                    // Still in main time.
+                } else {
+                    if left.count == 0 {
+                        left = Remaining {
+                            seconds: period,
+                            count: stones.max(1),
+                        };
+                    }
+                    left.seconds = (left.seconds - used).max(0.0);
+                    left.count -= 1;
+                    if left.count == 0 {
+                        left = Remaining {
+                            seconds: period,
+                            count: stones.max(1),
+                        };
+                    }
+                }
+            }
+            TimeSystem::Byoyomi {
+                period, periods, ..
+            } => {
+                if left.count == 0 && (left.seconds > 0.0 || used == 0.0) {
+                    // Still in main time.
+                } else {
+                    let mut count = if left.count == 0 { periods } else { left.count };
+                    // Each whole period overrun costs a period; the last one never goes.
+                    let overrun = if period > 0.0 {
+                        (used / period).floor()
+                    } else {
+                        0.0
+                    };
+                    count = count.saturating_sub(overrun as u32).max(1);
+                    left = Remaining {
+                        seconds: period,
+                        count,
+                    };
+                }
+            }
+        }
+        self.remaining[c.index()] = Some(left);
+    }
+
     /// The time `c` may spend on its next move when about `moves_left` of its own moves
-    /// remain, less the safety reserve; `None` when the clock sets no limit. Main time is
-    /// spread over the moves left, scaled by `weight` (more in the middle game, less in the
-    /// opening and endgame) but never more than a third of what remains; overtime periods are
-    /// spent almost whole.
-    pub fn move_budget(&self, c: Color, moves_left: u32, weight: f64) -> Option<Duration> {
-        let moves_left = f64::from(moves_left.max(1));
+    /// remain; `None` when the clock sets no limit.
+    ///
+    /// Main time, less the lag reserve and a little for each move to come
+    /// ([`PER_MOVE_OVERHEAD`]), is spread over the moves left and scaled by `weight`
+    /// (more in the middle game), never more than a third of it for one move; a move may go
+    /// on to [`MAX_EXTENSION`] times that, or a quarter of what is left. In main time an
+    /// overtime period adds what one move may use of it. In overtime a byo-yomi period is
+    /// spent whole and a Canadian period evenly over its stones, each less the lag reserve.
+    pub fn move_time(&self, c: Color, moves_left: f64, weight: f64) -> Option<MoveTime> {
+        let moves_left = if moves_left.is_finite() {
+            moves_left.max(1.0)
+        } else {
+            1.0
+        };
         let weight = if weight.is_finite() {
             weight.clamp(0.1, 3.0)
         } else {
             1.0
         };
-        let share = |main: f64| (main / moves_left * weight).min(main / 3.0);
-        let left = self.remaining[c.index()];
-        let seconds = match self.system {
+        let reserve = self.lag_reserve.as_secs_f64();
+        let left = self.left(c);
+        // What one move may take of an overtime period, after main time.
+        let overtime = match self.system {
             TimeSystem::None => return None,
-            TimeSystem::Absolute { main } => share(left.map_or(main, |r| r.seconds)),
-            TimeSystem::Canadian {
-                main,
-                period,
-                stones,
-            } => match left {
-                Some(r) if r.count > 0 => r.seconds / f64::from(r.count),
-                Some(r) => share(r.seconds) + period / f64::from(stones.max(1)),
-                None => share(main) + period / f64::from(stones.max(1)),
-            },
-            TimeSystem::Byoyomi { main, period, .. } => match left {
-                Some(r) if r.count > 0 => r.seconds.min(period),
-                Some(r) => share(r.seconds) + period,
-                None => share(main) + period,
-            },
+            TimeSystem::Absolute { .. } => 0.0,
+            TimeSystem::Canadian { period, stones, .. } => period / f64::from(stones.max(1)),
+            TimeSystem::Byoyomi { period, .. } => period,
         };
-        Some(duration(seconds).saturating_sub(SAFETY_RESERVE))
+        let (target, max) = match self.system {
+            TimeSystem::Canadian { .. } if left.count > 0 => {
+                let usable = (left.seconds - reserve).max(0.0);
+                let per_stone = usable / f64::from(left.count);
+                let others = f64::from(left.count - 1) * per_stone / 2.0;
+                (per_stone, (2.0 * per_stone).min(usable - others))
+            }
+            TimeSystem::Byoyomi { period, .. } if left.count > 0 => {
+                let usable = (left.seconds.min(period) - reserve).max(0.0);
+                (usable, usable)
+            }
+            _ => {
+                let held_back = reserve + PER_MOVE_OVERHEAD * moves_left;
+                let usable = (left.seconds - held_back).max(0.0);
+                let share = (usable / moves_left * weight).min(usable / 3.0);
+                let longest = (MAX_EXTENSION * share).min(usable / 4.0).max(share);
+                let overtime = (overtime - reserve).max(0.0);
+                (share + overtime, longest + overtime)
+            }
+        };
+        Some(MoveTime {
+            target: duration(target),
+            max: duration(max.max(target)),
+        })
     }
 }
 
@@ -273,12 +403,14 @@ mod tests {
             ] {
                 let mut clock = Clock::default();
                 clock.set_system(system);
-                let budget = clock.move_budget(Color::Black, 10, x).unwrap();
-                assert!(budget <= Duration::from_secs_f64(Seconds::MAX));
+                let t = clock.move_time(Color::Black, x, x).unwrap();
+                assert!(t.target <= t.max && t.max <= Duration::from_secs_f64(Seconds::MAX));
+                clock.charge(Color::Black, Duration::from_secs_f64(Seconds::MAX));
                 for count in [0, 1] {
                     clock.set_left(Color::Black, x, count);
-                    let budget = clock.move_budget(Color::Black, 10, 1.0).unwrap();
-                    assert!(budget <= Duration::from_secs_f64(Seconds::MAX));
+                    let t = clock.move_time(Color::Black, 10.0, 1.0).unwrap();
+                    assert!(t.target <= t.max && t.max <= Duration::from_secs_f64(Seconds::MAX));
+                    clock.charge(Color::Black, Duration::from_secs(1));
                 }
                 let _ = (clock.gtp_settings(true), clock.gtp_time_left(Color::Black));
             }
@@ -287,67 +419,158 @@ mod tests {
 
     #[test]
     fn budgets_follow_the_clock() {
+        let target = |clock: &Clock, c| clock.move_time(c, 30.0, 1.0).map(|t| t.target);
         let mut clock = Clock::default();
-        assert_eq!(clock.move_budget(Color::Black, 30, 1.0), None);
+        assert_eq!(target(&clock, Color::Black), None);
         clock.set_system(TimeSystem::Canadian {
             main: 0.0,
             period: 30.0,
             stones: 5,
         });
+        // 20 s for 4 stones: 19.75 s after the reserve, a quarter each, and at most twice
+        // that when unclear, leaving the other three stones half their share.
         clock.set_left(Color::Black, 20.0, 4);
+        let t = clock.move_time(Color::Black, 30.0, 1.0).unwrap();
+        assert_eq!(t.target, Duration::from_secs_f64(19.75 / 4.0));
+        assert_eq!(t.max, Duration::from_secs_f64(19.75 / 2.0));
+        clock.set_left(Color::Black, 3.0, 1);
+        let t = clock.move_time(Color::Black, 30.0, 1.0).unwrap();
         assert_eq!(
-            clock.move_budget(Color::Black, 30, 1.0),
-            Some(Duration::from_millis(4500))
+            (t.target, t.max),
+            (Duration::from_millis(2750), Duration::from_millis(2750))
         );
+        // A byo-yomi period is spent whole, less the reserve.
         clock.set_system(TimeSystem::Byoyomi {
             main: 0.0,
             period: 10.0,
             periods: 3,
         });
         clock.set_left(Color::White, 10.0, 2);
+        let t = clock.move_time(Color::White, 30.0, 1.0).unwrap();
         assert_eq!(
-            clock.move_budget(Color::White, 30, 1.0),
-            Some(Duration::from_millis(9500))
+            (t.target, t.max),
+            (Duration::from_millis(9750), Duration::from_millis(9750))
         );
         clock.set_left(Color::White, -5.0, 0);
         assert_eq!(
-            clock.move_budget(Color::White, 30, 1.0),
-            Some(Duration::from_millis(9500))
+            target(&clock, Color::White),
+            Some(Duration::from_millis(9750))
         );
         clock.set_left(Color::White, f64::NAN, 1);
-        assert_eq!(
-            clock.move_budget(Color::White, 30, 1.0),
-            Some(Duration::ZERO)
-        );
+        assert_eq!(target(&clock, Color::White), Some(Duration::ZERO));
+        // The reserve is the user's.
+        let mut clock = Clock::with_lag_reserve(Duration::from_millis(1000));
+        clock.set_system(TimeSystem::Byoyomi {
+            main: 0.0,
+            period: 10.0,
+            periods: 3,
+        });
+        clock.set_left(Color::White, 10.0, 2);
+        assert_eq!(target(&clock, Color::White), Some(Duration::from_secs(9)));
     }
 
     #[test]
     fn main_time_goes_to_the_middle_game_and_never_runs_out() {
         let mut clock = Clock::default();
         clock.set_system(TimeSystem::Absolute { main: 60.0 });
-        let opening = clock.move_budget(Color::Black, 40, 0.75).unwrap();
-        let middle = clock.move_budget(Color::Black, 40, 1.75).unwrap();
-        assert!(middle > opening);
-        // Near the end of the clock a move takes at most a third of what is left, less the
-        // reserve; with less than the reserve left, nothing.
-        clock.set_left(Color::Black, 3.0, 0);
-        assert!(clock.move_budget(Color::Black, 1, 3.0).unwrap() <= Duration::from_millis(500));
+        let opening = clock.move_time(Color::Black, 40.0, 0.75).unwrap();
+        let middle = clock.move_time(Color::Black, 40.0, 1.75).unwrap();
+        assert!(middle.target > opening.target);
+        assert!(opening.max >= 2 * opening.target);
+        // Near the end of the clock a move takes at most a third of what is left after the
+        // reserve, and when unclear a quarter; with less than the reserve left, nothing.
+        clock.set_left(Color::Black, 3.27, 0);
+        let t = clock.move_time(Color::Black, 1.0, 3.0).unwrap();
+        assert_eq!(t.target, Duration::from_secs(1));
+        assert_eq!(t.max, Duration::from_secs(1));
         clock.set_left(Color::Black, 0.2, 0);
-        assert_eq!(
-            clock.move_budget(Color::Black, 10, 1.0),
-            Some(Duration::ZERO)
-        );
-        // Simulate a game: every budget spent in full never exceeds the clock.
-        let mut left = 60.0;
-        for moves_left in (1..=40).rev() {
-            clock.set_left(Color::Black, left, 0);
-            let spent = clock
-                .move_budget(Color::Black, moves_left, 1.75)
-                .unwrap()
-                .as_secs_f64();
-            left -= spent + 0.1; // plus lag smaller than the reserve
-            assert!(left > 0.0, "ran out with {moves_left} moves left");
+        let t = clock.move_time(Color::Black, 10.0, 1.0).unwrap();
+        assert_eq!((t.target, t.max), (Duration::ZERO, Duration::ZERO));
+        // Simulate games: every move spending its longest time never runs the clock out.
+        for weight in [0.75, 1.75, 3.0] {
+            let mut left = 60.0;
+            for moves_left in (1..=60).rev() {
+                clock.set_left(Color::Black, left, 0);
+                let t = clock
+                    .move_time(Color::Black, moves_left as f64, weight)
+                    .unwrap();
+                // Plus lag: within the reserve, and less than a quick move's overhead.
+                left -= t.max.as_secs_f64() + 0.015;
+                assert!(left > 0.0, "ran out with {moves_left} moves left");
+            }
         }
+    }
+
+    #[test]
+    fn the_clock_counts_its_own_moves_without_time_left() {
+        let mut clock = Clock::default();
+        clock.set_system(TimeSystem::Absolute { main: 10.0 });
+        clock.charge(Color::Black, Duration::from_secs(4));
+        assert_eq!(clock.left(Color::Black).seconds, 6.0);
+        assert_eq!(clock.left(Color::White).seconds, 10.0);
+        clock.charge(Color::Black, Duration::from_secs(9));
+        assert_eq!(clock.left(Color::Black).seconds, 0.0);
+        // Canadian: main time runs into the period, whose last stone starts a new one.
+        clock.set_system(TimeSystem::Canadian {
+            main: 5.0,
+            period: 10.0,
+            stones: 2,
+        });
+        clock.charge(Color::Black, Duration::from_secs(7));
+        assert_eq!(
+            clock.left(Color::Black),
+            Remaining {
+                seconds: 8.0,
+                count: 1
+            }
+        );
+        clock.charge(Color::Black, Duration::from_secs(3));
+        assert_eq!(
+            clock.left(Color::Black),
+            Remaining {
+                seconds: 10.0,
+                count: 2
+            }
+        );
+        // Byo-yomi: a period within its time is kept; an overrun costs one.
+        clock.set_system(TimeSystem::Byoyomi {
+            main: 5.0,
+            period: 10.0,
+            periods: 3,
+        });
+        clock.charge(Color::White, Duration::from_secs(12));
+        assert_eq!(
+            clock.left(Color::White),
+            Remaining {
+                seconds: 10.0,
+                count: 3
+            }
+        );
+        clock.charge(Color::White, Duration::from_secs(11));
+        assert_eq!(
+            clock.left(Color::White),
+            Remaining {
+                seconds: 10.0,
+                count: 2
+            }
+        );
+        // time_left replaces the count; a new game restores the full time.
+        clock.set_left(Color::White, 4.0, 1);
+        assert_eq!(
+            clock.left(Color::White),
+            Remaining {
+                seconds: 4.0,
+                count: 1
+            }
+        );
+        clock.restart();
+        assert_eq!(
+            clock.left(Color::White),
+            Remaining {
+                seconds: 5.0,
+                count: 0
+            }
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use log::{debug, error, info};
 
@@ -179,6 +179,9 @@ pub struct Engine {
     stop: Arc<AtomicBool>,
     /// When the command being executed was read: a move's clock starts then.
     received: Instant,
+    /// Whether the player may think on the opponent's time before the next command: after
+    /// its own move under a clock.
+    ponder_next: bool,
 }
 
 /// A GTP analysis in progress: its report lines go to a [`Sink`] in the dialect asked for.
@@ -218,7 +221,40 @@ impl Engine {
             quit: false,
             stop: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
+            ponder_next: false,
         }
+    }
+
+    /// The same engine holding `lag_reserve` back from every move's time (engines.toml's
+    /// `lag_reserve_ms`).
+    pub fn with_lag_reserve(mut self, lag_reserve: Duration) -> Engine {
+        self.clock = Clock::with_lag_reserve(lag_reserve);
+        self
+    }
+
+    /// Whether the player should think on the opponent's time now (it just moved under a
+    /// clock), if no command is waiting.
+    pub fn ponder_pending(&self) -> bool {
+        self.ponder_next
+    }
+
+    /// A command is waiting: no ponder this time.
+    pub fn skip_ponder(&mut self) {
+        self.ponder_next = false;
+    }
+
+    /// Lets the player think on the opponent's time until `stop` is set, once after each of
+    /// its moves under a clock (a player not set to ponder returns at once).
+    pub fn ponder(&mut self, stop: Arc<AtomicBool>) {
+        if !std::mem::take(&mut self.ponder_next) {
+            return;
+        }
+        let budget = Budget {
+            stop: Some(stop),
+            ..Budget::default()
+        };
+        let playouts = self.player.ponder(&self.game, &budget);
+        debug!("pondered: {playouts} playouts");
     }
 
     /// Runs one command read at `received`, writing its one response through `out`; `stop`
@@ -237,6 +273,7 @@ impl Engine {
             .ok_or(GtpError::UnknownCommand)?;
         self.received = received;
         self.stop = stop;
+        self.ponder_next = false;
         handler(self, &command.args, out)
     }
 
@@ -365,6 +402,7 @@ impl Engine {
     fn clear_board(&mut self, args: &[String]) -> Result<String, GtpError> {
         no_args(args)?;
         self.game = Game::new(self.game.size(), *self.game.rules());
+        self.clock.restart();
         Ok(String::new())
     }
 
@@ -441,10 +479,11 @@ impl Engine {
         progress: &mut dyn Progress,
     ) -> Result<String, GtpError> {
         let time = time_for_move(&self.clock, self.game.board(), color);
-        debug!("time budget for this move: {time:?}");
+        debug!("time for this move: {time:?}");
         let budget = Budget {
-            // The clock's budget is at most a day: the sum cannot overflow, but is checked.
-            deadline: time.and_then(|t| self.received.checked_add(t)),
+            // The clock's times are at most a day: the sums cannot overflow, but are checked.
+            deadline: time.and_then(|t| self.received.checked_add(t.max)),
+            target: time.and_then(|t| self.received.checked_add(t.target)),
             stop: Some(Arc::clone(&self.stop)),
             may_resign: mode != Mode::Cleanup,
             clock: Some(self.clock),
@@ -475,6 +514,8 @@ impl Engine {
             self.game
                 .play(color, mv)
                 .map_err(|_| GtpError::IllegalMove)?;
+            self.clock.charge(color, self.received.elapsed());
+            self.ponder_next = mode == Mode::Play && self.clock.is_limited();
         }
         Ok(mv.to_vertex(self.game.size()))
     }

@@ -10,6 +10,7 @@ pub mod sink;
 use std::collections::BTreeSet;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::TryRecvError;
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::thread;
 use std::time::Instant;
@@ -43,9 +44,11 @@ pub fn serve(
     let (tx, rx) = mpsc::channel();
     let interrupts = Interrupts::default();
     let streams = StreamStops::default();
+    let ponder_stop = Arc::new(AtomicBool::new(false));
     let reader = Reader {
         interrupts: interrupts.clone(),
         streams: streams.clone(),
+        ponder_stop: Arc::clone(&ponder_stop),
         tx,
         commands: 0,
     };
@@ -56,7 +59,28 @@ pub fn serve(
     thread::Builder::new()
         .name("gtp-reader".into())
         .spawn(move || reader.read_lines(BufReader::new(input)))?;
-    for input in rx {
+    loop {
+        let input = if engine.ponder_pending() {
+            // Think on the opponent's time until the next line arrives: the reader sets the
+            // flag after passing a line on, so a line sent after this look stops the ponder.
+            ponder_stop.store(false, Ordering::SeqCst);
+            match rx.try_recv() {
+                Ok(input) => {
+                    engine.skip_ponder();
+                    input
+                }
+                Err(TryRecvError::Empty) => {
+                    engine.ponder(Arc::clone(&ponder_stop));
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => break,
+            }
+        } else {
+            match rx.recv() {
+                Ok(input) => input,
+                Err(_) => break,
+            }
+        };
         let (command, received) = match input {
             Input::TooLong => (None, Instant::now()),
             Input::Line(raw, received) => match protocol::preprocess(&raw) {
@@ -186,6 +210,8 @@ impl Interrupts {
 /// as a comment it gets no response).
 struct Reader {
     interrupts: Interrupts,
+    /// Set after every line passed on, and at the end of input: it stops a ponder.
+    ponder_stop: Arc<AtomicBool>,
     /// Command lines passed on so far, analyses aside.
     commands: u64,
     streams: StreamStops,
@@ -230,10 +256,11 @@ impl Reader {
         if !line.is_empty() || too_long {
             let _ = self.send_line(&mut line, &mut too_long, &mut open_stream);
         }
-        // The controller has gone: an analysis still streaming must end too.
+        // The controller has gone: an analysis still streaming must end too, and a ponder.
         if open_stream {
             self.streams.close();
         }
+        self.ponder_stop.store(true, Ordering::SeqCst);
     }
 
     /// Passes one line on; `open_stream` says whether the last command passed on was an
@@ -267,6 +294,8 @@ impl Reader {
         };
         line.clear();
         *too_long = false;
-        self.tx.send(input)
+        self.tx.send(input)?;
+        self.ponder_stop.store(true, Ordering::SeqCst);
+        Ok(())
     }
 }

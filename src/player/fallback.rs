@@ -23,6 +23,8 @@ pub struct FallbackPlayer {
     chain: Vec<Box<dyn Player>>,
     /// The most one move may take, whatever the clock allows.
     move_timeout: Duration,
+    /// The player of the chain that answered the last move: the one that ponders.
+    answered: Option<usize>,
 }
 
 impl FallbackPlayer {
@@ -32,6 +34,7 @@ impl FallbackPlayer {
         FallbackPlayer {
             chain,
             move_timeout,
+            answered: None,
         }
     }
 }
@@ -48,6 +51,7 @@ impl Player for FallbackPlayer {
         let deadline = budget.deadline.map_or(timeout, |d| d.min(timeout));
         let last = self.chain.len().saturating_sub(1);
         let mut error = PlayerError::CannotAnalyze;
+        self.answered = None;
         for (i, player) in self.chain.iter_mut().enumerate() {
             let now = Instant::now();
             if i > 0 && i < last && deadline.saturating_duration_since(now) < QUICK_ANSWER {
@@ -63,7 +67,10 @@ impl Player for FallbackPlayer {
                 ..budget.clone()
             };
             match player.genmove(game, color, &budget, progress) {
-                Ok(answer) => return Ok(answer),
+                Ok(answer) => {
+                    self.answered = Some(i);
+                    return Ok(answer);
+                }
                 Err(e) => {
                     log_failure(&e, i == last);
                     error = e;
@@ -87,6 +94,13 @@ impl Player for FallbackPlayer {
             }
         }
         Err(PlayerError::CannotAnalyze)
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        match self.answered.and_then(|i| self.chain.get_mut(i)) {
+            Some(player) => player.ponder(game, budget),
+            None => 0,
+        }
     }
 
     fn describe(&self) -> Option<String> {

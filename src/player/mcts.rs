@@ -17,6 +17,8 @@ pub struct MctsPlayer {
     search: Search,
     /// Searches in a row that found the game lost.
     losing_streak: u32,
+    /// Whether it thinks on the opponent's time.
+    ponder: bool,
     /// The opening book's chooser, when the level plays from the book.
     book: Option<Opening>,
 }
@@ -25,6 +27,7 @@ impl MctsPlayer {
     /// A player searching with `settings`.
     pub fn new(settings: SearchSettings) -> MctsPlayer {
         MctsPlayer {
+            ponder: settings.ponder,
             book: settings.book.then(|| Opening::new(settings.seed)),
             search: Search::new(settings),
             losing_streak: 0,
@@ -69,6 +72,13 @@ impl Player for MctsPlayer {
             progress.update(Update::Report(report))
         });
         Ok(())
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if !self.ponder {
+            return 0;
+        }
+        self.search.ponder(game, game.to_move(), budget)
     }
 }
 

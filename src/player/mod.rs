@@ -43,6 +43,12 @@ pub trait Player: Send {
         Err(PlayerError::CannotAnalyze)
     }
 
+    /// Thinks on the opponent's time about `game` (the opponent to move) until `budget`
+    /// stops it, for a player set to ponder; returns the playouts run (0: it did not).
+    fn ponder(&mut self, _game: &Game, _budget: &Budget) -> u64 {
+        0
+    }
+
     /// The engine behind this player when it is another program (`name version`), once known.
     fn describe(&self) -> Option<String> {
         None
@@ -97,6 +103,10 @@ impl Player for WithAnalyst {
             }
             result => result,
         }
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        self.player.ponder(game, budget)
     }
 
     fn describe(&self) -> Option<String> {

@@ -83,6 +83,9 @@ pub struct Budget {
     pub playouts: Option<u64>,
     /// The moment the answer is due; `None` when the clock sets no limit.
     pub deadline: Option<Instant>,
+    /// When a search whose best move is clearly ahead stops (an unclear one goes on to the
+    /// deadline); `None`: only the deadline counts.
+    pub target: Option<Instant>,
     /// Set (by `# interrupt`, or the next line during an analysis) to stop thinking now.
     pub stop: Option<Arc<AtomicBool>>,
     /// The game clock, for players that pass it on (an external engine).
@@ -147,6 +150,8 @@ pub struct SearchSettings {
     /// Points per handicap stone that Black's search pretends White has as extra komi,
     /// fading to none over the game's first part (see [`dynamic_komi`]); 0 turns it off.
     pub handicap_komi: f32,
+    /// Whether the player thinks on the opponent's time when a clock limits the game.
+    pub ponder: bool,
     /// Whether the player plays from the opening book (`book/`) while the position is in it
     /// and the book fits the game's size, komi and scoring; the search does not read it.
     pub book: bool,
@@ -207,6 +212,7 @@ impl Default for SearchSettings {
             rave_early_weight: 3,
             expand_after: None,
             handicap_komi: DEFAULT_HANDICAP_KOMI,
+            ponder: false,
             book: true,
             early_stop: true,
         }
@@ -232,6 +238,16 @@ struct RootPosition {
     board: Board,
     to_move: Color,
     moves: Vec<(Color, Move)>,
+}
+
+/// What one run of the tree search did.
+struct Run {
+    /// Playouts run.
+    playouts: u64,
+    /// Whether a tree was kept from the last search.
+    reused: bool,
+    /// The visits the kept tree's root had.
+    kept_visits: u32,
 }
 
 /// What the last search did.
@@ -427,28 +443,17 @@ impl Search {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
         };
-        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let extra_komi = dynamic_komi::extra_komi(game, color, self.settings.handicap_komi);
-        let problem = Problem {
-            board: game.board(),
-            to_move: color,
-            last,
-            komi: game.rules().komi as f32 + extra_komi,
-            root_children: &root_children,
-            max_playouts,
+        let run = self.run(
+            game,
+            color,
+            &root_children,
             budget,
-            seed: self.seed,
-            early_stop: self.settings.early_stop,
-            tally: None,
-        };
-        let reused = self.reuse_tree(game, color);
-        let kept_visits = self.tree.visits(ROOT);
-        let playouts = uct::run(&self.tree, &problem, &self.params_for(game.size()));
-        self.root = Some(RootPosition {
-            board: game.board().clone(),
-            to_move: color,
-            moves: game.moves().to_vec(),
-        });
+            max_playouts,
+            self.settings.early_stop,
+            extra_komi,
+        );
+        let playouts = run.playouts;
         self.last_search = SearchReport {
             playouts,
             seconds: started.elapsed().as_secs_f64(),
@@ -469,8 +474,8 @@ impl Search {
             mv.to_vertex(game.size()),
             started.elapsed().as_secs_f64(),
             self.tree.len(),
-            if reused {
-                format!(", {kept_visits} visits kept")
+            if run.reused {
+                format!(", {} visits kept", run.kept_visits)
             } else {
                 String::new()
             },
@@ -513,6 +518,105 @@ impl Search {
             mv,
             losing: Some(losing),
             searched: true,
+        }
+    }
+
+    /// Thinks on the opponent's time: searches `game`'s position, where `color` (the
+    /// opponent) is to move, until `budget` stops it (at most [`Search::ponder_playouts`]
+    /// playouts), so that the next [`Search::choose`] keeps the subtree of the move played.
+    /// Returns the playouts run.
+    pub fn ponder(&mut self, game: &Game, color: Color, budget: &Budget) -> u64 {
+        let last = match game.moves().last() {
+            Some(&(c, Move::Play(p))) if c != color => Some(p),
+            _ => None,
+        };
+        let root_children = Search::root_children(game, color, last);
+        if root_children.len() == 1 || budget.expired() {
+            return 0;
+        }
+        // The komi of the next move's search, so that what is kept was searched alike.
+        let extra_komi =
+            dynamic_komi::extra_komi(game, color.opponent(), self.settings.handicap_komi);
+        let run = self.run(
+            game,
+            color,
+            &root_children,
+            budget,
+            self.ponder_playouts(),
+            false,
+            extra_komi,
+        );
+        let expected = self
+            .tree
+            .children(ROOT)
+            .map(|id| self.tree.stats(id))
+            .max_by_key(|s| s.visits)
+            .map_or(Move::Pass, |s| {
+                uct::point_of(s.mv).map_or(Move::Pass, Move::Play)
+            });
+        info!(
+            "mcts: pondered {} playouts, expecting {} ({} nodes{})",
+            run.playouts,
+            expected.to_vertex(game.size()),
+            self.tree.len(),
+            if run.reused {
+                format!(", {} visits kept", run.kept_visits)
+            } else {
+                String::new()
+            }
+        );
+        run.playouts
+    }
+
+    /// The most playouts one ponder runs: about what fills the tree, past which more
+    /// thinking adds little.
+    fn ponder_playouts(&self) -> u64 {
+        self.settings.max_nodes as u64
+    }
+
+    /// Searches `game`'s position with `color` to move on the tree kept from the last
+    /// search when the game went on from it (else a fresh one), and keeps that position as
+    /// the tree's root.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        game: &Game,
+        color: Color,
+        root_children: &[NewChild],
+        budget: &Budget,
+        max_playouts: u64,
+        early_stop: bool,
+        extra_komi: f32,
+    ) -> Run {
+        let last = match game.moves().last() {
+            Some(&(c, Move::Play(p))) if c != color => Some(p),
+            _ => None,
+        };
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let problem = Problem {
+            board: game.board(),
+            to_move: color,
+            last,
+            komi: game.rules().komi as f32 + extra_komi,
+            root_children,
+            max_playouts,
+            budget,
+            seed: self.seed,
+            early_stop,
+            tally: None,
+        };
+        let reused = self.reuse_tree(game, color);
+        let kept_visits = self.tree.visits(ROOT);
+        let playouts = uct::run(&self.tree, &problem, &self.params_for(game.size()));
+        self.root = Some(RootPosition {
+            board: game.board().clone(),
+            to_move: color,
+            moves: game.moves().to_vec(),
+        });
+        Run {
+            playouts,
+            reused,
+            kept_visits,
         }
     }
 

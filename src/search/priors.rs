@@ -1,6 +1,6 @@
 //! Prior knowledge given to a node's children when it is expanded, as virtual playouts: every
-//! move starts even, captures, ladders, atari escapes and good shapes start as wins, self-ataris and (early in the
-//! game) first-line moves as losses, and a pass starts low so that it wins only when nothing
+//! move starts even, captures, ladders, atari escapes and good shapes start as wins, escapes
+//! into a working ladder, self-ataris and (early in the game) first-line moves as losses, and a pass starts low so that it wins only when nothing
 //! else does. On top of that, the learned move patterns ([`crate::patterns`]) set the result
 //! of [`GAMMA_VISITS`] more virtual playouts: the stronger the move's gamma, the more of them
 //! are wins. The patterns, learned from strong games, rank the many quiet moves that the
@@ -16,6 +16,10 @@ use super::tree::{HalfWins, NewChild, PASS};
 const EVEN: u32 = 10;
 /// Virtual wins for a capture or for saving an own string from atari.
 const TACTICAL_WIN: u32 = 20;
+/// Virtual losses for extending a string in atari or with two liberties into one that a
+/// ladder (or a plain atari) still takes: as many as the learned patterns can give, which
+/// favour extending out of atari.
+const FAILED_ESCAPE_LOSS: u32 = GAMMA_VISITS;
 /// Virtual losses for a self-atari of more than one stone.
 const SELF_ATARI_LOSS: u32 = 20;
 /// Virtual losses for a first-line move while most of the board is empty.
@@ -53,14 +57,15 @@ pub fn stone(
         }
     };
     let mut captures = false;
-    let mut saves = false;
+    // An own string in atari, or with two liberties, that the stone extends.
+    let mut rescues = false;
+    let mut extends = false;
     let mut ladders = false;
     for n in board.neighbors(p) {
         match board.color_at(n) {
             Some(o) if o == c.opponent() && board.in_atari(n) => captures = true,
-            Some(o) if o == c && board.in_atari(n) => {
-                saves |= escapes(board, p, c, scratch);
-            }
+            Some(o) if o == c && board.in_atari(n) => rescues = true,
+            Some(o) if o == c && board.liberties(n) == 2 => extends = true,
             Some(o) if o == c.opponent() && !ladders && board.liberties(n) == 2 => {
                 ladders = ladder_atari(board, n, c, scratch) == Some(p);
             }
@@ -71,8 +76,14 @@ pub fn stone(
     if captures || ladders {
         add(TACTICAL_WIN, true);
     }
-    if saves {
-        add(TACTICAL_WIN, true);
+    if rescues || extends {
+        // The string the stone makes is safe, or a ladder (or an atari) still takes it.
+        let safe = escapes(board, p, c, scratch);
+        if safe && rescues {
+            add(TACTICAL_WIN, true);
+        } else if !safe && !captures {
+            add(FAILED_ESCAPE_LOSS, false);
+        }
     }
     if self_atari.is_some_and(|s| s > 1) || (self_atari.is_some() && !captures) {
         add(SELF_ATARI_LOSS, false);
@@ -155,6 +166,45 @@ mod tests {
         let self_atari = rate(stone(&b, pt("D4"), Color::White, None, &mut Scratch::new()));
         assert!(self_atari < quiet);
         assert!(rate(pass()) < quiet);
+    }
+
+    #[test]
+    fn running_into_a_working_ladder_starts_behind() {
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        // White D4 in atari (Black C4, D3, E4); D5 gives it two liberties, C5 and D6, with
+        // E5 black: the ladder works on an empty board.
+        let mut b = Board::new(9);
+        for v in ["C4", "D3", "E4", "E5"] {
+            b.play(pt(v), Color::Black);
+        }
+        b.play(pt("D4"), Color::White);
+        let mut scratch = Scratch::new();
+        let run = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
+        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
+        assert!(run < quiet, "{run} {quiet}");
+        // With a white stone on C6 the ladder fails: then running out is good.
+        b.play(pt("C6"), Color::White);
+        let run = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
+        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
+        assert!(run > quiet, "{run} {quiet}");
+    }
+
+    #[test]
+    fn extending_two_liberties_into_a_ladder_starts_behind() {
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        // White D4 (liberties D5, E4) against Black C4, D3, E5, F4: E4 leaves the two stones
+        // two liberties, D5 and E3, and Black ladders them; D5 gives them three.
+        let mut b = Board::new(9);
+        for v in ["C4", "D3", "E5", "F4"] {
+            b.play(pt(v), Color::Black);
+        }
+        b.play(pt("D4"), Color::White);
+        let mut scratch = Scratch::new();
+        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
+        let run = rate(stone(&b, pt("E4"), Color::White, None, &mut scratch));
+        assert!(run < quiet, "{run} {quiet}");
+        let out = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
+        assert!(out > quiet, "{out} {quiet}");
     }
 
     #[test]

@@ -122,6 +122,9 @@ pub fn run(tree: &Tree, problem: &Problem<'_>, params: &Params) -> u64 {
 
 /// How often (in playouts of one thread) the clock and the early stop are looked at.
 const CHECK_EVERY: u64 = 64;
+/// How many times the second root move's visits the first must have to be clearly ahead:
+/// then the search stops at the budget's target rather than going on to its deadline.
+const CLEAR_LEAD: f64 = 1.5;
 
 impl Context<'_> {
     /// Claims the right to run one more playout. The outside stop flag (`# interrupt`, the
@@ -133,24 +136,18 @@ impl Context<'_> {
             && self.claimed.fetch_add(1, Ordering::Relaxed) < self.problem.max_playouts
     }
 
-    /// Sets the stop flag when time is up or when the most visited root move can no longer be
-    /// overtaken in the playouts that are left.
+    /// Sets the stop flag when time is up: at the deadline, or at the target when the most
+    /// visited root move is clearly ahead ([`CLEAR_LEAD`]); or when that move can no longer
+    /// be overtaken in the playouts left until then, unless the time saved would be lost.
     fn check(&self) {
         if self.problem.budget.expired() {
             self.stop.store(true, Ordering::Relaxed);
             return;
         }
-        if !self.problem.early_stop {
+        let budget = self.problem.budget;
+        // A target at the deadline (a byo-yomi period) is time that is lost if not spent.
+        if !self.problem.early_stop || budget.target.is_some_and(|t| Some(t) == budget.deadline) {
             return;
-        }
-        let done = self.claimed.load(Ordering::Relaxed);
-        let mut left = self.problem.max_playouts.saturating_sub(done);
-        if let Some(deadline) = self.problem.budget.deadline {
-            let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
-            let time_left = deadline
-                .saturating_duration_since(Instant::now())
-                .as_secs_f64();
-            left = left.min((done as f64 / elapsed * time_left) as u64);
         }
         let (mut first, mut second) = (0, 0);
         for id in self.tree.children(ROOT) {
@@ -161,6 +158,23 @@ impl Context<'_> {
             } else if v > second {
                 second = v;
             }
+        }
+        let clear = first as f64 >= CLEAR_LEAD * second as f64;
+        let now = Instant::now();
+        let until = match budget.target {
+            Some(target) if clear && now >= target => {
+                self.stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            Some(target) if clear => Some(target),
+            _ => budget.deadline,
+        };
+        let done = self.claimed.load(Ordering::Relaxed);
+        let mut left = self.problem.max_playouts.saturating_sub(done);
+        if let Some(until) = until {
+            let elapsed = self.started.elapsed().as_secs_f64().max(1e-3);
+            let time_left = until.saturating_duration_since(now).as_secs_f64();
+            left = left.min((done as f64 / elapsed * time_left) as u64);
         }
         if first > second + left {
             self.stop.store(true, Ordering::Relaxed);

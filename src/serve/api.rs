@@ -11,14 +11,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::ai::Ai;
+use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
 use super::store::{Store, StoreError, StoredGame};
 use crate::board::Move;
@@ -164,6 +164,17 @@ pub struct Entry {
     /// Set when the game is deleted or expires; a search that ends after it stores nothing.
     closed: AtomicBool,
     last_active: AtomicU64,
+    /// Held while the game is analysed (one analysis at a time), with the last analysis.
+    analysis: tokio::sync::Mutex<Option<CachedAnalysis>>,
+    /// Stops the analysis under way: set when the game changes.
+    analysis_stop: Mutex<Arc<AtomicBool>>,
+}
+
+/// An analysis answered, kept for the same request about the same position.
+struct CachedAnalysis {
+    moves: Vec<(crate::board::Color, Move)>,
+    limits: AnalysisLimits,
+    answer: Value,
 }
 
 struct Slot {
@@ -182,6 +193,8 @@ impl Entry {
             slot: tokio::sync::Mutex::new(Slot { game, player: None }),
             closed: AtomicBool::new(false),
             last_active: AtomicU64::new(last_active),
+            analysis: tokio::sync::Mutex::new(None),
+            analysis_stop: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
     }
 
@@ -192,6 +205,11 @@ impl Entry {
     fn publish(&self, game: &ServedGame) {
         self.over.store(game.over(), Ordering::Relaxed);
         *self.view.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(game.clone());
+        // The position analysed is gone: free its worker.
+        self.analysis_stop
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .store(true, Ordering::Relaxed);
     }
 
     /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
@@ -688,4 +706,171 @@ pub async fn undo(
     game.ending = None;
     entry.publish(game);
     Ok(state_json(game, None).into_response())
+}
+
+/// The analysis limits a request may ask for, and the defaults.
+pub const ANALYSIS_PLAYOUTS: std::ops::RangeInclusive<u64> = 1..=100_000;
+/// The playouts of an analysis when the request names none.
+pub const DEFAULT_ANALYSIS_PLAYOUTS: u64 = 1_500;
+/// The time (ms) an analysis may take at most.
+pub const ANALYSIS_MS: std::ops::RangeInclusive<u64> = 1..=10_000;
+/// The time (ms) of an analysis when the request names none.
+pub const DEFAULT_ANALYSIS_MS: u64 = 500;
+/// The root moves an analysis lists at most.
+pub const ANALYSIS_MOVES: usize = 5;
+
+/// The query of `GET /api/games/{key}/analysis`: `playouts` and `max_ms`, both optional.
+fn analysis_limits(query: Option<&str>) -> Result<AnalysisLimits, ApiError> {
+    let mut playouts = DEFAULT_ANALYSIS_PLAYOUTS;
+    let mut max_ms = DEFAULT_ANALYSIS_MS;
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let (target, range) = match name {
+            "playouts" => (&mut playouts, ANALYSIS_PLAYOUTS),
+            "max_ms" => (&mut max_ms, ANALYSIS_MS),
+            _ => {
+                let shown: String = name.chars().take(20).collect();
+                return Err(body_error(
+                    Some(shown.clone()),
+                    &format!("unknown query parameter `{shown}`: expected `playouts` or `max_ms`"),
+                ));
+            }
+        };
+        *target = value
+            .parse::<u64>()
+            .ok()
+            .filter(|v| range.contains(v))
+            .ok_or_else(|| {
+                body_error(
+                    Some(name.to_string()),
+                    &format!(
+                        "`{}` is not a whole number from {} to {}",
+                        value.chars().take(20).collect::<String>(),
+                        range.start(),
+                        range.end()
+                    ),
+                )
+            })?;
+    }
+    Ok(AnalysisLimits {
+        playouts,
+        time: Duration::from_millis(max_ms),
+    })
+}
+
+/// A share or an ownership from the search as JSON: three decimals, in `[-1, 1]`.
+fn share(value: f32) -> Value {
+    let value = if value.is_finite() {
+        value.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    json!((f64::from(value) * 1000.0).round() / 1000.0)
+}
+
+/// A margin as JSON: one decimal, or null when unknown.
+fn margin(value: Option<f32>) -> Value {
+    match value.filter(|v| v.is_finite()) {
+        Some(v) => json!((f64::from(v) * 10.0).round() / 10.0),
+        None => Value::Null,
+    }
+}
+
+/// The answer of `GET /api/games/{key}/analysis` for `game` from `report` (made for the
+/// player to move), turned to Black's side.
+fn analysis_json(
+    game: &ServedGame,
+    report: &crate::player::Report,
+    limits: AnalysisLimits,
+) -> Value {
+    let size = game.game.size();
+    let black = game.game.to_move() == crate::board::Color::Black;
+    let for_black = |rate: f32| if black { rate } else { 1.0 - rate };
+    let lead = |score: Option<crate::player::ScoreStats>| {
+        score.map(|s| if black { s.mean } else { -s.mean })
+    };
+    let sign = if black { 1.0 } else { -1.0 };
+    let ownership: Vec<Value> = match &report.ownership {
+        Some(owned) if owned.len() == size * size => {
+            owned.iter().map(|&o| share(sign * o)).collect()
+        }
+        _ => vec![json!(0.0); size * size],
+    };
+    let moves: Vec<Value> = report
+        .moves
+        .iter()
+        .take(ANALYSIS_MOVES)
+        .map(|m| {
+            json!({
+                "move": move_text(m.mv, size),
+                "visits": m.visits,
+                "black_winrate": share(for_black(m.winrate)),
+                "black_lead": margin(lead(m.score)),
+                "pv": m.pv.iter().map(|&mv| move_text(mv, size)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({
+        "key": game.key,
+        "number": game.next_number(),
+        "to_move": super::game::color_letter(game.game.to_move()).to_string(),
+        "level": game.level,
+        "playouts": report.root.visits,
+        "max_playouts": limits.playouts,
+        "max_ms": limits.time.as_millis() as u64,
+        "black_winrate": share(for_black(report.root.winrate)),
+        "black_lead": margin(lead(report.root.score)),
+        "ownership": ownership,
+        "moves": moves,
+    })
+}
+
+/// `GET /api/games/{key}/analysis?playouts=N&max_ms=M`: the level's view of the position:
+/// Black's win rate and lead, who owns each point, the best moves. One analysis at a time
+/// per game, on a worker; the same question about the same position is answered from the
+/// last analysis.
+pub async fn analysis(
+    State(server): Shared,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let entry = server.entry(&key_of(path)?)?;
+    let limits = analysis_limits(query.as_deref())?;
+    let mut cached = entry.analysis.lock().await;
+    if entry.closed.load(Ordering::Relaxed) {
+        return Err(ApiError::unknown_game());
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    *entry
+        .analysis_stop
+        .lock()
+        .unwrap_or_else(|e| e.into_inner()) = Arc::clone(&stop);
+    // The position is read after the stop flag is in place, so that a move made from now on
+    // stops this analysis.
+    let game = entry.view();
+    if let Some(last) = cached.as_ref()
+        && last.limits == limits
+        && last.moves == game.game.moves()
+    {
+        return Ok(Json(last.answer.clone()).into_response());
+    }
+    let report = server
+        .ai
+        .analyze(&game.game, &game.level, limits, Arc::clone(&stop))
+        .await
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the analysis found nothing to report: try again",
+            )
+        })?;
+    let answer = analysis_json(&game, &report, limits);
+    if !stop.load(Ordering::Relaxed) {
+        *cached = Some(CachedAnalysis {
+            moves: game.game.moves().to_vec(),
+            limits,
+            answer: answer.clone(),
+        });
+    }
+    Ok(Json(answer).into_response())
 }

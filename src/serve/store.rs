@@ -7,7 +7,7 @@
 
 use std::fmt;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, params};
 
@@ -94,9 +94,21 @@ pub trait Store: Send + Sync {
 
 /// SQLite in one file, in WAL mode with `synchronous = FULL`: a commit is on disk when it
 /// returns, so neither `kill -9` nor a power cut loses an acknowledged move.
+///
+/// Writes that arrive while another commits are committed together (group commit): each in
+/// a savepoint of its own, so one that fails changes nothing and the others still count, then
+/// one commit, one wait for the disk, for all. Each call still returns only once its change is
+/// on disk.
 pub struct SqliteStore {
     conn: Mutex<Connection>,
+    waiting: Mutex<Vec<(Write, Arc<Outcome>)>>,
 }
+
+/// One write, run inside a savepoint of the group's transaction.
+type Write = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
+
+/// Where the group's committer leaves a write's result.
+type Outcome = Mutex<Option<Result<(), StoreError>>>;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS games (
@@ -133,18 +145,79 @@ impl SqliteStore {
             .map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
+            waiting: Mutex::new(Vec::new()),
         })
     }
 
+    /// Runs `write` in a transaction and commits it, with the writes that queued meanwhile;
+    /// returns once it is on disk.
+    fn write(
+        &self,
+        write: impl FnOnce(&Connection) -> Result<(), StoreError> + Send + 'static,
+    ) -> Result<(), StoreError> {
+        let outcome: Arc<Outcome> = Arc::new(Mutex::new(None));
+        self.queue().push((Box::new(write), Arc::clone(&outcome)));
+        let mut conn = self.conn();
+        // The writer before us may have committed ours with its own.
+        if let Some(done) = lock(&outcome).take() {
+            return done;
+        }
+        let group = std::mem::take(&mut *self.queue());
+        let (writes, outcomes): (Vec<Write>, Vec<Arc<Outcome>>) = group.into_iter().unzip();
+        match commit_group(&mut conn, writes) {
+            Ok(results) => {
+                for (outcome, result) in outcomes.iter().zip(results) {
+                    *lock(outcome) = Some(result);
+                }
+            }
+            Err(e) => {
+                for outcome in &outcomes {
+                    *lock(outcome) = Some(Err(StoreError(e.0.clone())));
+                }
+            }
+        }
+        lock(&outcome)
+            .take()
+            .unwrap_or_else(|| Err(StoreError("the write was lost".to_string())))
+    }
+
+    fn queue(&self) -> std::sync::MutexGuard<'_, Vec<(Write, Arc<Outcome>)>> {
+        lock(&self.waiting)
+    }
+
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave a transaction half done (it rolls back
-        // on drop), so a poisoned lock is still a good connection.
-        self.conn.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.conn)
     }
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic while holding one of the store's locks cannot leave a transaction half done
+    // (it rolls back on drop), so a poisoned lock is still good.
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `writes` in one transaction, each in a savepoint (one that fails is rolled back
+/// alone), and commits: each write's result, or the error that lost them all.
+fn commit_group(
+    conn: &mut Connection,
+    writes: Vec<Write>,
+) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+    let mut tx = conn.transaction()?;
+    let mut results = Vec::with_capacity(writes.len());
+    for write in writes {
+        let savepoint = tx.savepoint()?;
+        let result = write(&savepoint);
+        if result.is_ok() {
+            savepoint.commit()?;
+        }
+        results.push(result);
+    }
+    tx.commit()?;
+    Ok(results)
+}
+
 fn insert_moves(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     key: &str,
     first: usize,
     moves: &[String],
@@ -158,7 +231,7 @@ fn insert_moves(
 }
 
 fn set_ending(
-    tx: &rusqlite::Transaction<'_>,
+    tx: &Connection,
     key: &str,
     ending: Option<&Ending>,
     now: u64,
@@ -214,26 +287,26 @@ impl Store for SqliteStore {
     }
 
     fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "INSERT INTO games (key, client, size, level, color, komi, handicap, created, last_active)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
-            params![
-                game.key,
-                game.client,
-                game.size as i64,
-                game.level,
-                game.color.to_string(),
-                game.komi,
-                game.handicap as i64,
-                game.last_active as i64
-            ],
-        )?;
-        insert_moves(&tx, &game.key, 1, &game.moves)?;
-        set_ending(&tx, &game.key, game.ending.as_ref(), game.last_active)?;
-        tx.commit()?;
-        Ok(())
+        let game = game.clone();
+        self.write(move |tx| {
+            tx.execute(
+                "INSERT INTO games (key, client, size, level, color, komi, handicap, created, last_active)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                params![
+                    game.key,
+                    game.client,
+                    game.size as i64,
+                    game.level,
+                    game.color.to_string(),
+                    game.komi,
+                    game.handicap as i64,
+                    game.last_active as i64
+                ],
+            )?;
+            insert_moves(tx, &game.key, 1, &game.moves)?;
+            set_ending(tx, &game.key, game.ending.as_ref(), game.last_active)?;
+            Ok(())
+        })
     }
 
     fn append(
@@ -244,52 +317,57 @@ impl Store for SqliteStore {
         ending: Option<&Ending>,
         now: u64,
     ) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        insert_moves(&tx, key, first, moves)?;
-        if set_ending(&tx, key, ending, now)? == 0 {
-            return Err(StoreError(format!("no game {key}")));
-        }
-        tx.commit()?;
-        Ok(())
+        let (key, moves, ending) = (key.to_string(), moves.to_vec(), ending.cloned());
+        self.write(move |tx| {
+            insert_moves(tx, &key, first, &moves)?;
+            if set_ending(tx, &key, ending.as_ref(), now)? == 0 {
+                return Err(StoreError(format!("no game {key}")));
+            }
+            Ok(())
+        })
     }
 
     fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        tx.execute(
-            "DELETE FROM moves WHERE key = ?1 AND number > ?2",
-            params![key, len as i64],
-        )?;
-        if set_ending(&tx, key, None, now)? == 0 {
-            return Err(StoreError(format!("no game {key}")));
-        }
-        tx.commit()?;
-        Ok(())
+        let key = key.to_string();
+        self.write(move |tx| {
+            tx.execute(
+                "DELETE FROM moves WHERE key = ?1 AND number > ?2",
+                params![key, len as i64],
+            )?;
+            if set_ending(tx, &key, None, now)? == 0 {
+                return Err(StoreError(format!("no game {key}")));
+            }
+            Ok(())
+        })
     }
 
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
-        let mut conn = self.conn();
-        let tx = conn.transaction()?;
-        if set_ending(&tx, key, Some(ending), now)? == 0 {
-            return Err(StoreError(format!("no game {key}")));
-        }
-        tx.commit()?;
-        Ok(())
+        let (key, ending) = (key.to_string(), ending.clone());
+        self.write(move |tx| {
+            if set_ending(tx, &key, Some(&ending), now)? == 0 {
+                return Err(StoreError(format!("no game {key}")));
+            }
+            Ok(())
+        })
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
-        self.conn().execute(
-            "UPDATE games SET last_active = ?2 WHERE key = ?1",
-            params![key, now as i64],
-        )?;
-        Ok(())
+        let key = key.to_string();
+        self.write(move |tx| {
+            tx.execute(
+                "UPDATE games SET last_active = ?2 WHERE key = ?1",
+                params![key, now as i64],
+            )?;
+            Ok(())
+        })
     }
 
     fn delete(&self, key: &str) -> Result<(), StoreError> {
-        self.conn()
-            .execute("DELETE FROM games WHERE key = ?1", params![key])?;
-        Ok(())
+        let key = key.to_string();
+        self.write(move |tx| {
+            tx.execute("DELETE FROM games WHERE key = ?1", params![key])?;
+            Ok(())
+        })
     }
 
     fn expire(&self, before: u64) -> Result<Vec<String>, StoreError> {
@@ -358,5 +436,44 @@ mod tests {
         assert_eq!(store.expire(165).unwrap(), ["b"]);
         store.delete("a").unwrap();
         assert!(store.load_all().unwrap().is_empty());
+    }
+
+    #[test]
+    fn concurrent_writes_commit_together_and_a_failed_one_alone_changes_nothing() {
+        let dir = std::env::temp_dir().join(format!("tengen-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = Arc::new(SqliteStore::open(&dir.join("games.sqlite")).unwrap());
+        let threads: Vec<_> = (0..8)
+            .map(|t| {
+                let store = Arc::clone(&store);
+                std::thread::spawn(move || {
+                    let key = format!("g{t}");
+                    store.create(&game(&key, &[])).unwrap();
+                    for n in 1..=30 {
+                        store
+                            .append(&key, n, &[format!("m{n}")], None, 100)
+                            .unwrap();
+                        // A number already taken fails, in whatever group it lands.
+                        assert!(
+                            store
+                                .append(&key, n, &["x".to_string()], None, 100)
+                                .is_err()
+                        );
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let all = store.load_all().unwrap();
+        assert_eq!(all.len(), 8);
+        for game in all {
+            let expected: Vec<String> = (1..=30).map(|n| format!("m{n}")).collect();
+            assert_eq!(game.moves, expected, "{}", game.key);
+        }
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

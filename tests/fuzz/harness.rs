@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use tengen::analysis_engine::{self, EngineOptions, query};
 use tengen::board::{MAX_SIZE, MIN_SIZE};
-use tengen::config::Config;
+use tengen::config::{Config, SearchOverrides};
 use tengen::game::Rules;
 use tengen::gtp::engine::{Kind, kind_of};
 use tengen::gtp::{self, Engine, protocol};
@@ -172,7 +172,11 @@ pub fn engines_toml(data: &[u8]) {
     for (name, level) in &config.levels {
         let _ = config.level(name);
         let _ = level.effective(&config);
-        let _ = level.with_overrides(Some(1), Some(1));
+        let _ = level.with_overrides(SearchOverrides {
+            playouts: Some(1),
+            threads: Some(1),
+            ponder: Some(true),
+        });
     }
     for engine in config.engines.values() {
         let _ = config.expand_command(&engine.command);

@@ -58,6 +58,8 @@ def parse_args():
     p.add_argument("--workers", type=int, default=None, help="tengen serve --workers (default: its own)")
     p.add_argument("--move-time", type=float, default=None, help="tengen serve --move-time")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--tengen", default=TENGEN,
+                   help="the tengen binary (default: target/release/tengen), to compare two builds")
     return p.parse_args()
 
 
@@ -199,11 +201,11 @@ def pct(values, q):
 
 def main():
     args = parse_args()
-    if not os.access(TENGEN, os.X_OK):
-        sys.exit(f"{TENGEN} is missing: cargo build --release first")
+    if not os.access(args.tengen, os.X_OK):
+        sys.exit(f"{args.tengen} is missing: cargo build --release first")
     tmp = tempfile.mkdtemp(prefix="tengen-load-")
     store = os.path.join(tmp, "games.sqlite")
-    cmd = [TENGEN, "serve", "--bind", "127.0.0.1:0", "--store", store,
+    cmd = [args.tengen, "serve", "--bind", "127.0.0.1:0", "--store", store,
            "--config", os.path.join(ROOT, "engines.toml"),
            "--max-games-per-client", "8", "--idle-timeout", "1h"]
     if args.workers:
