@@ -18,6 +18,9 @@ pub mod patterns;
 pub mod search;
 pub mod train;
 
+// The opening book, built with the search and played by the mcts player.
+pub mod book;
+
 // Players: what answers `genmove` at a level, and the levels of engines.toml.
 pub mod config;
 pub mod player;

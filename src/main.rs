@@ -11,6 +11,8 @@ use log::info;
 
 use tengen::analysis_engine::{self, EngineOptions};
 use tengen::bench::{self, BenchOptions, PolicyKind};
+use tengen::board::Move;
+use tengen::book;
 use tengen::config::{self, ANALYST_LEVEL, Config, SearchOverrides};
 use tengen::game::clock::Seconds;
 use tengen::game::{MAX_KOMI, checked_komi};
@@ -53,6 +55,8 @@ enum Command {
     Analysis(AnalysisArgs),
     /// Play in a browser, and serve games to many clients over HTTP (a JSON API; docs/SERVE.md).
     Serve(ServeArgs),
+    /// Build the opening book from deep searches, or show a position's book moves.
+    Book(BookArgs),
     /// Show the levels in effect and the file each comes from; `config init` writes a
     /// commented engines.toml to the user's config directory.
     Config(ConfigArgs),
@@ -79,6 +83,74 @@ enum ConfigAction {
     /// Write the commented default engines.toml to the user's config directory (never over an
     /// existing file).
     Init,
+}
+
+#[derive(Args)]
+struct BookArgs {
+    #[command(subcommand)]
+    action: BookAction,
+}
+
+#[derive(Subcommand)]
+enum BookAction {
+    /// Search positions breadth first from the empty board along the best few moves of each,
+    /// and write the book (one thread by default; progress on stderr).
+    Build {
+        /// Board size.
+        #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
+        size: u8,
+        /// Komi (default: 7 up to 9x9, 7.5 above).
+        #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = komi)]
+        komi: Option<f64>,
+        /// Rules, as kgs-rules names them (the book fits every rule set with their scoring).
+        #[arg(long, value_name = "NAME", default_value = "chinese")]
+        rules: String,
+        /// Plies covered: positions after up to N-1 moves get an entry (at most 40).
+        #[arg(long, value_name = "N", default_value_t = 6, value_parser = count(1, 40))]
+        depth: usize,
+        /// Playouts searched per position.
+        #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = playouts())]
+        playouts: u64,
+        /// The most moves kept per position (each one followed), at most 16.
+        #[arg(long, value_name = "N", default_value_t = 2, value_parser = count(1, 16))]
+        width: usize,
+        /// A move is kept when its visits are at least this share of the best move's.
+        #[arg(long, value_name = "F", default_value_t = 0.3)]
+        min_share: f64,
+        /// First moves followed besides the book's own, so that the book answers the
+        /// opponent's usual openings too (comma-separated vertices, e.g. E5,C3,C4).
+        #[arg(long, value_name = "MOVES", value_delimiter = ',')]
+        follow: Vec<String>,
+        /// The most positions searched (breadth first: the shallow plies come first).
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count(1, 1_000_000))]
+        max_positions: usize,
+        /// Search threads (0 = every core).
+        #[arg(long, value_name = "N", default_value_t = 1, value_parser = threads())]
+        threads: usize,
+        /// The search's seed.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        seed: u64,
+        /// Where to write the book (default: stdout); written again after every position,
+        /// so that a stopped build keeps what it found.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// Go on from the book in --out: its positions are followed without a new search.
+        #[arg(long, requires = "out")]
+        resume: bool,
+    },
+    /// Print the book's moves for the position after MOVES (played from the empty board,
+    /// Black first), e.g. `tengen book show --size 9 E5 C3`.
+    Show {
+        /// Board size: the shipped book of this size.
+        #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
+        size: u8,
+        /// A book file to read instead of the shipped one.
+        #[arg(long, value_name = "FILE")]
+        file: Option<PathBuf>,
+        /// The moves that lead to the position (vertices or pass).
+        #[arg(value_name = "MOVES")]
+        moves: Vec<String>,
+    },
 }
 
 #[derive(Args)]
@@ -333,6 +405,7 @@ fn main() -> ExitCode {
         Command::TrainPatterns(args) => run_train(args),
         Command::Serve(args) => run_serve(args),
         Command::Config(args) => run_config(args),
+        Command::Book(args) => run_book(args),
         Command::Completions { shell } => {
             // Written through a buffer: the generator panics on a write error (a closed pipe).
             let mut command = <Cli as clap::CommandFactory>::command();
@@ -664,6 +737,121 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS
+}
+
+fn run_book(args: BookArgs) -> ExitCode {
+    match args.action {
+        BookAction::Build {
+            size,
+            komi,
+            rules,
+            depth,
+            playouts,
+            width,
+            min_share,
+            follow,
+            max_positions,
+            threads,
+            seed,
+            out,
+            resume,
+        } => {
+            if !(0.0..=1.0).contains(&min_share) {
+                return fail(&format!("--min-share must be from 0 to 1, not {min_share}"));
+            }
+            let size = usize::from(size);
+            let follow = match follow
+                .iter()
+                .map(|v| Move::parse(v, size).map_err(|e| format!("--follow {v}: {e}")))
+                .collect::<Result<Vec<_>, _>>()
+            {
+                Ok(follow) => follow,
+                Err(e) => return fail(&e),
+            };
+            let options = book::BuildOptions {
+                size,
+                komi: komi.unwrap_or(if size <= 9 { 7.0 } else { 7.5 }),
+                rules,
+                depth,
+                playouts,
+                width,
+                min_share,
+                follow,
+                max_positions,
+                threads,
+                seed,
+            };
+            let start = match resume.then_some(out.as_ref()).flatten() {
+                Some(path) if path.exists() => match book::Book::load(path) {
+                    Ok(start) => Some(start),
+                    Err(e) => return fail(&e),
+                },
+                _ => None,
+            };
+            let started = std::time::Instant::now();
+            let mut saved = Ok(());
+            let mut progress = |so_far: &book::Book, line: &str| {
+                eprintln!("{line}");
+                if let (Some(path), Ok(())) = (&out, &saved) {
+                    saved = save_book(so_far, path);
+                }
+            };
+            let built = match book::build(&options, start, &mut progress) {
+                Ok(built) => built,
+                Err(e) => return fail(&e),
+            };
+            eprintln!(
+                "{} positions in {:.0} s",
+                built.len(),
+                started.elapsed().as_secs_f64()
+            );
+            let written = match (&out, saved) {
+                (_, Err(e)) => Err(e),
+                (Some(path), Ok(())) => save_book(&built, path),
+                (None, Ok(())) => io::stdout()
+                    .write_all(built.to_text().as_bytes())
+                    .map_err(|e| e.to_string()),
+            };
+            match written {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
+        BookAction::Show { size, file, moves } => {
+            let size = usize::from(size);
+            let loaded;
+            let found = match &file {
+                Some(path) => match book::Book::load(path) {
+                    Ok(b) => {
+                        loaded = b;
+                        Some(&loaded)
+                    }
+                    Err(e) => return fail(&e),
+                },
+                None => book::builtin().iter().find(|b| b.size() == size),
+            };
+            let Some(found) = found else {
+                return fail(&format!("no book for {size}x{size} is shipped"));
+            };
+            match book::show(found, &moves) {
+                Ok(text) => {
+                    print!("{text}");
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e),
+            }
+        }
+    }
+}
+
+/// Writes `book` to `path` through a temporary file beside it, so that the file is always a
+/// whole book.
+fn save_book(book: &book::Book, path: &Path) -> Result<(), String> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".part");
+    std::fs::write(&temporary, book.to_text())
+        .and_then(|()| std::fs::rename(&temporary, path))
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// A configuration problem: one line on stderr, exit code 2.

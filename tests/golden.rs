@@ -18,8 +18,10 @@ use std::process::{Command, Stdio};
 
 use common::Gtp;
 
-/// The level every golden search runs at: one thread, a fixed seed and playout count.
-const LEVEL: &str = "[levels.golden]\nplayer = \"mcts\"\nseed = 42\nthreads = 1\nplayouts = 1500\n";
+/// The level every golden search runs at: one thread, a fixed seed and playout count, and no
+/// opening book (the empty boards are searched).
+const LEVEL: &str =
+    "[levels.golden]\nplayer = \"mcts\"\nseed = 42\nthreads = 1\nplayouts = 1500\nbook = false\n";
 
 /// Candidates recorded per position, most visited first.
 const TOP: usize = 5;

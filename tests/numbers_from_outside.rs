@@ -174,6 +174,7 @@ fn config_values_out_of_range_name_the_key_and_line() {
         ("player = \"mcts\"\nplayouts = -5\n", "playouts"),
         ("player = \"mcts\"\nexploration = inf\n", "exploration"),
         ("player = \"mcts\"\nhandicap_komi = inf\n", "handicap_komi"),
+        ("player = \"mcts\"\nbook = \"yes\"\n", "book"),
         (
             "player = \"mcts\"\nrave_equivalence = 0.0\n",
             "rave_equivalence",

@@ -29,8 +29,10 @@ fn tengen_logged(name: &str, extra: &[&str]) -> (Gtp, PathBuf) {
     (Gtp::from_child(child), log)
 }
 
+/// A new 9x9 game under `time`, at komi 7.5: off the opening book, so that every genmove
+/// searches.
 fn new_game(e: &mut Gtp, time: &str) {
-    for command in ["boardsize 9", "clear_board", "komi 7", time] {
+    for command in ["boardsize 9", "clear_board", "komi 7.5", time] {
         e.ok(command);
     }
 }

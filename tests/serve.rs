@@ -605,9 +605,10 @@ fn idle_games_expire() {
 #[test]
 fn a_long_search_does_not_hold_up_an_easy_game() {
     let dir = TempDir::new("workers");
+    // Without the book, which would answer the first move on 19x19 at once.
     std::fs::write(
         dir.0.join("slow.toml"),
-        "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\n",
+        "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\nbook = false\n",
     )
     .unwrap();
     let server = Server::start(

@@ -5,6 +5,7 @@ use log::info;
 
 use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
 use crate::board::Color;
+use crate::book::Opening;
 use crate::game::{Game, opening_length};
 use crate::search::{Search, SearchSettings};
 
@@ -18,6 +19,8 @@ pub struct MctsPlayer {
     losing_streak: u32,
     /// Whether it thinks on the opponent's time.
     ponder: bool,
+    /// The opening book's chooser, when the level plays from the book.
+    book: Option<Opening>,
 }
 
 impl MctsPlayer {
@@ -25,6 +28,7 @@ impl MctsPlayer {
     pub fn new(settings: SearchSettings) -> MctsPlayer {
         MctsPlayer {
             ponder: settings.ponder,
+            book: settings.book.then(|| Opening::new(settings.seed)),
             search: Search::new(settings),
             losing_streak: 0,
         }
@@ -39,6 +43,9 @@ impl Player for MctsPlayer {
         budget: &Budget,
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
+        if let Some(mv) = self.book.as_mut().and_then(|b| b.choose(game, color)) {
+            return Ok(Answer::Move(mv));
+        }
         let choice = self.search.choose(game, color, budget);
         match choice.losing {
             Some(true) => self.losing_streak += 1,

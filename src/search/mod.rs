@@ -153,6 +153,9 @@ pub struct SearchSettings {
     pub handicap_komi: f32,
     /// Whether the player thinks on the opponent's time when a clock limits the game.
     pub ponder: bool,
+    /// Whether the player plays from the opening book (`book/`) while the position is in it
+    /// and the book fits the game's size, komi and scoring; the search does not read it.
+    pub book: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -211,6 +214,7 @@ impl Default for SearchSettings {
             expand_after: None,
             handicap_komi: DEFAULT_HANDICAP_KOMI,
             ponder: false,
+            book: true,
             early_stop: true,
         }
     }

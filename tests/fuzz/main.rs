@@ -320,6 +320,7 @@ fn engines_toml() -> impl Strategy<Value = Vec<u8>> {
         "rave_early_weight",
         "expand_after",
         "handicap_komi",
+        "book",
         "engine",
         "fallback",
         "move_timeout_ms",

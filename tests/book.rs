@@ -1,0 +1,147 @@
+//! The opening book through the real binary: `genmove` at the `mcts` level answers from the
+//! shipped 9x9 book only when the komi is the book's, `book = false` turns it off, and `tengen
+//! book show` prints a position's moves.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use common::Gtp;
+use tengen::board::{Color, Move};
+use tengen::book;
+use tengen::game::{Game, Rules};
+
+/// A seeded one-thread mcts level with few playouts, and the same without the book.
+const LEVELS: &str = "[levels.seeded]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\n\n\
+                      [levels.bookless]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\nbook = false\n";
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tengen-book-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The first move `level` plays on an empty 9x9 board with `komi`, and what it logged.
+fn first_move(config: &Path, level: &str, komi: &str) -> (String, String) {
+    let log = config.with_extension(format!("{level}-{komi}.log"));
+    let child = Command::new(common::tengen_path())
+        .args(["gtp", "--level", level, "--config"])
+        .arg(config)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start tengen");
+    let mut gtp = Gtp::from_child(child);
+    gtp.ok("boardsize 9");
+    gtp.ok(&format!("komi {komi}"));
+    let mv = gtp.ok("genmove b");
+    assert_eq!(gtp.quit(), Some(0));
+    (mv, std::fs::read_to_string(&log).unwrap())
+}
+
+/// The shipped 9x9 book's moves for Black on the empty board, as vertices.
+fn book_openings() -> Vec<String> {
+    let game = Game::new(9, Rules::chinese(7.0));
+    let shipped = book::builtin_for(9, game.rules()).expect("a 9x9 book for komi 7 is shipped");
+    shipped
+        .moves(&game, Color::Black)
+        .into_iter()
+        .map(|(mv, _)| mv.to_vertex(9))
+        .collect()
+}
+
+#[test]
+fn genmove_plays_from_the_book_only_where_it_fits() {
+    let dir = scratch("genmove");
+    let config = dir.join("engines.toml");
+    std::fs::write(&config, LEVELS).unwrap();
+    let openings = book_openings();
+    assert!(!openings.is_empty());
+
+    let (mv, log) = first_move(&config, "seeded", "7");
+    assert!(openings.contains(&mv), "{mv} not in {openings:?}");
+    assert!(log.contains("book: "), "{log}");
+    assert!(!log.contains("playouts in"), "searched: {log}");
+    // The same seed draws the same book move.
+    assert_eq!(first_move(&config, "seeded", "7").0, mv);
+
+    // Another komi: the book does not fit, the search plays.
+    let (mv, log) = first_move(&config, "seeded", "6.5");
+    assert!(Move::parse(&mv, 9).is_ok(), "{mv}");
+    assert!(!log.contains("book: "), "{log}");
+    assert!(log.contains("playouts in"), "{log}");
+
+    // book = false: the search plays at the book's komi too.
+    let (_, log) = first_move(&config, "bookless", "7");
+    assert!(!log.contains("book: "), "{log}");
+    assert!(log.contains("playouts in"), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn tengen(args: &[&str]) -> Output {
+    Command::new(common::tengen_path())
+        .args(args)
+        .output()
+        .expect("run tengen")
+}
+
+#[test]
+fn book_show_prints_a_positions_moves() {
+    let empty = tengen(&["book", "show", "--size", "9"]);
+    assert!(empty.status.success());
+    let text = String::from_utf8(empty.stdout).unwrap();
+    assert!(
+        text.starts_with("book 9x9, komi 7, chinese rules: "),
+        "{text}"
+    );
+    assert!(text.contains("after no moves, Black to move"), "{text}");
+    for opening in book_openings() {
+        assert!(
+            text.contains(&format!("\n  {opening} ")),
+            "{opening}: {text}"
+        );
+    }
+
+    // After the first book move, White's entry is there in the game's orientation.
+    let first = &book_openings()[0];
+    let after = tengen(&["book", "show", "--size", "9", first]);
+    let text = String::from_utf8(after.stdout).unwrap();
+    assert!(
+        text.contains(&format!("after {first}, White to move")),
+        "{text}"
+    );
+    assert!(text.contains(" moves\n"), "{text}");
+
+    // A position outside the book says so; a move that cannot be played is an error.
+    let outside = tengen(&["book", "show", "--size", "9", "A1", "B1", "A2"]);
+    assert!(outside.status.success());
+    assert!(
+        String::from_utf8(outside.stdout)
+            .unwrap()
+            .contains("not in the book")
+    );
+    let bad = tengen(&["book", "show", "--size", "9", "E5", "E5"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8(bad.stderr).unwrap().contains("illegal"));
+}
+
+#[test]
+fn a_malformed_book_file_is_one_error_line() {
+    let dir = scratch("malformed");
+    let file = dir.join("bad.txt");
+    std::fs::write(
+        &file,
+        "tengen-book 1\nsize 9\nkomi 7\nrules chinese\nzz B E5 1\n",
+    )
+    .unwrap();
+    let out = tengen(&["book", "show", "--file", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("line 5: key `zz`"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(out.stdout.is_empty());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
