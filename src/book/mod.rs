@@ -47,9 +47,7 @@ pub const MAX_MOVES: usize = 16;
 pub const MAX_WEIGHT: u32 = 1_000_000_000;
 
 /// The books shipped in `book/`, one per board size.
-const SHIPPED: &[(&str, &str)] = &[
-    ("book/9x9.txt", include_str!("../../book/9x9.txt")),
-];
+const SHIPPED: &[(&str, &str)] = &[("book/9x9.txt", include_str!("../../book/9x9.txt"))];
 
 /// The shipped books, read once per process. A shipped book that does not read (a test
 /// guards against it) is left out with a warning.
