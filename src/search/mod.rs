@@ -249,6 +249,8 @@ struct Run {
     reused: bool,
     /// The visits the kept tree's root had.
     kept_visits: u32,
+    /// The komi added for a handicap game ([`dynamic_komi`]).
+    extra_komi: f32,
 }
 
 /// What the last search did.
@@ -444,7 +446,6 @@ impl Search {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
         };
-        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
         let run = self.run(
             game,
             color,
@@ -452,9 +453,8 @@ impl Search {
             budget,
             max_playouts,
             self.settings.early_stop,
-            extra_komi,
         );
-        let playouts = run.playouts;
+        let (playouts, extra_komi) = (run.playouts, run.extra_komi);
         self.last_search = SearchReport {
             playouts,
             seconds: started.elapsed().as_secs_f64(),
@@ -535,7 +535,6 @@ impl Search {
         if root_children.len() == 1 || budget.expired() {
             return 0;
         }
-        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
         let run = self.run(
             game,
             color,
@@ -543,7 +542,6 @@ impl Search {
             budget,
             self.ponder_playouts(),
             false,
-            extra_komi,
         );
         let expected = self
             .tree
@@ -573,10 +571,9 @@ impl Search {
         self.settings.max_nodes as u64
     }
 
-    /// Searches `game`'s position with `color` to move on the tree kept from the last
-    /// search when the game went on from it (else a fresh one), and keeps that position as
-    /// the tree's root.
-    #[allow(clippy::too_many_arguments)]
+    /// Searches `game`'s position with `color` to move (under its dynamic komi) on the tree
+    /// kept from the last search when the game went on from it (else a fresh one), and keeps
+    /// that position as the tree's root.
     fn run(
         &mut self,
         game: &Game,
@@ -585,8 +582,8 @@ impl Search {
         budget: &Budget,
         max_playouts: u64,
         early_stop: bool,
-        extra_komi: f32,
     ) -> Run {
+        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
         let last = match game.moves().last() {
             Some(&(c, Move::Play(p))) if c != color => Some(p),
             _ => None,
@@ -616,6 +613,7 @@ impl Search {
             playouts,
             reused,
             kept_visits,
+            extra_komi,
         }
     }
 
