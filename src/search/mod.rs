@@ -848,6 +848,41 @@ mod tests {
     }
 
     #[test]
+    fn a_clear_best_move_stops_at_the_target_not_the_deadline() {
+        // White's five stones on the E column are in atari (liberty E6): capturing them is the
+        // only move that matters, so the search is soon clearly for it and stops at its
+        // target, long before the deadline or the playout cap.
+        let mut game = Game::new(9, Rules::chinese(7.0));
+        let black = ["D1", "D2", "D3", "D4", "D5", "F1", "F2", "F3", "F4", "F5"];
+        let white = ["E1", "E2", "E3", "E4", "E5", "G5"];
+        for (b, w) in black
+            .iter()
+            .zip(white.iter().chain(["H8", "H7", "H6", "J8"].iter()))
+        {
+            game.play(Color::Black, Move::Play(Point::parse(b, 9).unwrap()))
+                .unwrap();
+            game.play(Color::White, Move::Play(Point::parse(w, 9).unwrap()))
+                .unwrap();
+        }
+        let mut mcts = Search::new(SearchSettings {
+            threads: 1,
+            seed: Some(5),
+            ..SearchSettings::default()
+        });
+        let now = Instant::now();
+        let budget = Budget {
+            target: Some(now),
+            deadline: Some(now + std::time::Duration::from_secs(5)),
+            playouts: Some(200_000),
+            ..Budget::default()
+        };
+        let choice = mcts.choose(&game, Color::Black, &budget);
+        assert_eq!(choice.mv, Move::Play(Point::parse("E6", 9).unwrap()));
+        let playouts = mcts.last_search().playouts;
+        assert!(playouts < 1_000, "{playouts} playouts");
+    }
+
+    #[test]
     fn stops_at_the_deadline() {
         let game = Game::new(9, Rules::chinese(7.0));
         let mut mcts = Search::new(SearchSettings {
