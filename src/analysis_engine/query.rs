@@ -373,35 +373,37 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
     Ok(jobs)
 }
 
+/// The query fields tengen reads (KataGo's names); others are reported as unused.
+pub const READ_FIELDS: &[&str] = &[
+    "id",
+    "moves",
+    "initialStones",
+    "initialPlayer",
+    "rules",
+    "komi",
+    "boardXSize",
+    "boardYSize",
+    "analyzeTurns",
+    "maxVisits",
+    "includeOwnership",
+    "includeMovesOwnership",
+    "includePolicy",
+    "avoidMoves",
+    "allowMoves",
+    "reportDuringSearchEvery",
+    "priority",
+    "overrideSettings",
+];
+
 /// The fields of a query tengen does not read (KataGo's other keys, typos), as KataGo warns
 /// about them.
 pub fn unused_fields(query: &Value) -> Vec<String> {
-    const READ: &[&str] = &[
-        "id",
-        "moves",
-        "initialStones",
-        "initialPlayer",
-        "rules",
-        "komi",
-        "boardXSize",
-        "boardYSize",
-        "analyzeTurns",
-        "maxVisits",
-        "includeOwnership",
-        "includeMovesOwnership",
-        "includePolicy",
-        "avoidMoves",
-        "allowMoves",
-        "reportDuringSearchEvery",
-        "priority",
-        "overrideSettings",
-    ];
     query
         .as_object()
         .map(|fields| {
             fields
                 .keys()
-                .filter(|k| !READ.contains(&k.as_str()))
+                .filter(|k| !READ_FIELDS.contains(&k.as_str()))
                 .cloned()
                 .collect()
         })

@@ -407,28 +407,13 @@ fn analysis_query() -> impl Strategy<Value = Vec<u8>> {
             .prop_map(|kv| Value::Object(kv.into_iter().collect())),
         ]
     });
-    let field = pick(&[
-        "id",
-        "moves",
-        "initialStones",
-        "initialPlayer",
-        "rules",
-        "komi",
-        "boardXSize",
-        "boardYSize",
-        "analyzeTurns",
-        "maxVisits",
-        "includeOwnership",
-        "includeMovesOwnership",
-        "includePolicy",
-        "avoidMoves",
-        "allowMoves",
-        "reportDuringSearchEvery",
-        "priority",
-        "overrideSettings",
-        "action",
-        "bogus",
-    ]);
+    // Every field tengen reads, one KataGo field it ignores, and a made-up one.
+    let fields: Vec<&'static str> = tengen::analysis_engine::query::READ_FIELDS
+        .iter()
+        .copied()
+        .chain(["action", "bogus"])
+        .collect();
+    let field = proptest::sample::select(fields).prop_map(str::to_string);
     let sizes = prop_oneof![
         Just(json!(9)),
         Just(json!(19)),
