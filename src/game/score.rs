@@ -13,11 +13,18 @@ use super::{Game, Scoring};
 use crate::board::playout::{Policy, area_owner, move_cap, play_out};
 use crate::board::{Board, Color, MAX_CELLS, Move, Point};
 
-/// Playouts the scorer runs by default.
+/// The most playouts the scorer runs by default (fewer when the stones settle early).
 pub const DEFAULT_PLAYOUTS: usize = 1000;
 
 /// Playouts per parallel batch; each batch has its own generator.
 const BATCH: usize = 50;
+
+/// Batches per round: the playouts stop after a round that leaves every stone settled.
+const ROUND: usize = 4;
+
+/// The share of playouts beyond which a stone counts as settled (kept, or lost, in at least
+/// this share), so that more playouts would not change its verdict.
+const SETTLED_SHARE: f64 = 0.9;
 
 /// What the scorer decided about a stone.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -183,36 +190,62 @@ struct Ownership {
 }
 
 impl Ownership {
+    /// Up to `playouts` playouts from `board`, in rounds of [`ROUND`] batches, stopped after
+    /// the first round that leaves every stone settled: a finished game's stones all are
+    /// after one round. Each batch is seeded by the position and its number, so the result
+    /// depends on neither the threads nor the order they ran in.
     fn sample(board: &Board, to_move: Color, playouts: usize) -> Ownership {
         let batches = playouts.div_ceil(BATCH).max(1);
         let seed = board.hash();
-        (0..batches)
-            .into_par_iter()
-            .map(|batch| {
-                let mut rng =
-                    SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
-                let mut own = Ownership::empty();
-                let mut b = board.clone();
-                for _ in 0..BATCH {
-                    b.copy_from(board);
-                    play_out(
-                        &mut b,
-                        to_move,
-                        Policy::NoSelfAtari,
-                        move_cap(board.size()),
-                        &mut rng,
-                    );
-                    own.playouts += 1;
-                    for p in b.points() {
-                        match area_owner(&b, p) {
-                            Some(c) => own.owned[c.index()][p.index()] += 1,
-                            None => own.neutral[p.index()] += 1,
-                        }
-                    }
+        let mut own = Ownership::empty();
+        for first in (0..batches).step_by(ROUND) {
+            let round = (first..batches.min(first + ROUND))
+                .into_par_iter()
+                .map(|batch| Ownership::batch(board, to_move, seed, batch))
+                .reduce(Ownership::empty, Ownership::merge);
+            own = own.merge(round);
+            if own.settles(board) {
+                break;
+            }
+        }
+        own
+    }
+
+    /// [`BATCH`] playouts from `board` with the generator of batch number `batch`.
+    fn batch(board: &Board, to_move: Color, seed: u64, batch: usize) -> Ownership {
+        let mut rng = SmallRng::seed_from_u64(seed ^ (batch as u64).wrapping_mul(0x9E37_79B9));
+        let mut own = Ownership::empty();
+        let mut b = board.clone();
+        for _ in 0..BATCH {
+            b.copy_from(board);
+            play_out(
+                &mut b,
+                to_move,
+                Policy::NoSelfAtari,
+                move_cap(board.size()),
+                &mut rng,
+            );
+            own.playouts += 1;
+            for p in b.points() {
+                match area_owner(&b, p) {
+                    Some(c) => own.owned[c.index()][p.index()] += 1,
+                    None => own.neutral[p.index()] += 1,
                 }
-                own
+            }
+        }
+        own
+    }
+
+    /// Whether every stone of `board` was kept, or lost, in at least [`SETTLED_SHARE`] of
+    /// the playouts.
+    fn settles(&self, board: &Board) -> bool {
+        let playouts = f64::from(self.playouts);
+        board.points().all(|p| {
+            board.color_at(p).is_none_or(|c| {
+                let kept = f64::from(self.owned[c.index()][p.index()]) / playouts;
+                kept >= SETTLED_SHARE || kept <= 1.0 - SETTLED_SHARE
             })
-            .reduce(Ownership::empty, Ownership::merge)
+        })
     }
 
     fn empty() -> Ownership {
@@ -495,6 +528,32 @@ mod tests {
             ". . . . .",
         ];
         assert!(!Assessment::of(&Game::from_rows(&open, Rules::chinese(0.5)), 400).is_clear());
+    }
+
+    #[test]
+    fn the_playouts_stop_once_every_stone_is_settled() {
+        let played = |rows: &[&str]| {
+            let game = Game::from_rows(rows, Rules::chinese(0.5));
+            Ownership::sample(game.board(), game.to_move(), 1000).playouts as usize
+        };
+        // A finished game: one round settles it.
+        let finished = [
+            ". X O . .",
+            "X X O . .",
+            ". X O . .",
+            "X X O O O",
+            ". X O . .",
+        ];
+        assert_eq!(played(&finished), ROUND * BATCH);
+        // Two lone stones on an open board stay unsettled: all the playouts run.
+        let open = [
+            ". . . . .",
+            ". . . . .",
+            ". . X O .",
+            ". . . . .",
+            ". . . . .",
+        ];
+        assert_eq!(played(&open), 1000);
     }
 
     #[test]
