@@ -1,6 +1,6 @@
-//! The AI side of the server: a bounded pool of workers that run searches, analyses and the
-//! scorer off the async threads, at a lower CPU priority than the threads that answer HTTP,
-//! and the levels' players, lent to one search at a time.
+//! The AI side of the server: a bounded pool of workers that run searches and analyses off
+//! the async threads, at a lower CPU priority than the threads that answer HTTP; the scorer
+//! on its own threads; and the levels' players, lent to one search at a time.
 //!
 //! A level's player is built by [`Config::player`], as GTP builds it, so a level plays the
 //! same here. Players are pooled per level rather than kept per game: an `mcts` player holds
@@ -9,6 +9,9 @@
 //! players; a game gets back the player it used last when it is free, so the search can reuse
 //! its tree. The quick levels (`random`, `heuristic`: a millisecond or less a move) answer on
 //! the thread that handles the request, without a worker, so they never wait for a search.
+//! Nor does the scorer, the last step of every game's last move: its work is bounded (a
+//! fixed number of light playouts, a few milliseconds on 9x9), so it runs at the HTTP
+//! threads' priority on a pool of its own, not behind the searches.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -34,7 +37,7 @@ type Pooled = (u64, Box<dyn Player>);
 /// for all of them keeps those searches, and their trees, few.
 const QUICK_ANALYSTS: &str = "(analysts of the quick levels)";
 
-/// The nice value of the threads that search and score: above the HTTP threads' 0, so that
+/// The nice value of the threads that search: above the HTTP threads' 0, so that
 /// on a busy machine a quick reply does not queue behind a search for the CPU.
 pub const BACKGROUND_NICE: i32 = 10;
 
@@ -45,6 +48,8 @@ pub struct Ai {
     background: Background,
     /// The levels that answer on the request's thread.
     quick: HashSet<String>,
+    /// The scorer's threads, at normal priority (`None`: rayon's shared ones).
+    scorer: Option<rayon::ThreadPool>,
     idle: Mutex<HashMap<String, Vec<Pooled>>>,
     next_id: AtomicU64,
     move_time: Duration,
@@ -53,11 +58,9 @@ pub struct Ai {
 /// A job for a background thread.
 type Job = Box<dyn FnOnce() + Send>;
 
-/// Threads at [`BACKGROUND_NICE`] that run jobs one at a time each, and a rayon pool at the
-/// same priority for the scorer's parallel playouts.
+/// Threads at [`BACKGROUND_NICE`] that run jobs one at a time each.
 struct Background {
     jobs: Mutex<mpsc::Sender<Job>>,
-    scorer: Option<rayon::ThreadPool>,
 }
 
 impl Background {
@@ -85,15 +88,8 @@ impl Background {
                 log::error!("cannot start a worker thread: {e}");
             }
         }
-        let scorer = rayon::ThreadPoolBuilder::new()
-            .thread_name(|n| format!("serve-scorer-{n}"))
-            .start_handler(|_| lower_priority())
-            .build()
-            .map_err(|e| log::warn!("the scorer's threads: {e}; it uses the shared ones"))
-            .ok();
         Background {
             jobs: Mutex::new(sender),
-            scorer,
         }
     }
 
@@ -180,11 +176,18 @@ impl Ai {
             .map(|(name, _)| name.clone())
             .collect();
         let workers = workers.max(1);
+        // Built here, on a thread at normal priority, which its threads inherit.
+        let scorer = rayon::ThreadPoolBuilder::new()
+            .thread_name(|n| format!("serve-scorer-{n}"))
+            .build()
+            .map_err(|e| log::warn!("the scorer's threads: {e}; it uses the shared ones"))
+            .ok();
         Ai {
             config,
             workers: Arc::new(Semaphore::new(workers)),
             background: Background::new(workers),
             quick,
+            scorer,
             idle: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             move_time,
@@ -312,17 +315,13 @@ impl Ai {
         }
     }
 
-    /// The result of `game` as it stands, with its dead stones, from the one scorer, on a
-    /// worker.
+    /// The result of `game` as it stands, with its dead stones, from the one scorer, on the
+    /// scorer's threads: never behind a search.
     pub async fn score(&self, game: &Game) -> Ending {
-        let _permit = self.workers.acquire().await;
         let position = game.clone();
         let size = game.size();
-        let scorer = self.background.scorer.as_ref();
         let assess = move || Assessment::of(&position, score::DEFAULT_PLAYOUTS);
-        let assessment = match scorer {
-            // The scorer's playouts run on the low-priority rayon pool; the job that waits
-            // for them needs no thread of its own.
+        let assessment = match &self.scorer {
             Some(pool) => {
                 let (tx, rx) = oneshot::channel();
                 pool.spawn(move || {
@@ -330,7 +329,7 @@ impl Ai {
                 });
                 rx.await.ok()
             }
-            None => self.background.run(assess).await,
+            None => tokio::task::spawn_blocking(assess).await.ok(),
         };
         match assessment {
             Some(assessment) => Ending {
