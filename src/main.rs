@@ -411,19 +411,11 @@ fn main() -> ExitCode {
             let mut command = <Cli as clap::CommandFactory>::command();
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut command, "tengen", &mut script);
-            match io::stdout().write_all(&script) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            }
+            print_out(io::stdout().write_all(&script))
         }
         Command::Man => {
             let command = <Cli as clap::CommandFactory>::command();
-            match clap_mangen::Man::new(command).render(&mut io::stdout()) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            }
+            print_out(clap_mangen::Man::new(command).render(&mut io::stdout()))
         }
     }
 }
@@ -444,10 +436,7 @@ fn run_config(args: ConfigArgs) -> ExitCode {
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&path, SHIPPED_CONFIG));
         return match written {
-            Ok(()) => {
-                println!("wrote {}", path.display());
-                ExitCode::SUCCESS
-            }
+            Ok(()) => print_out(writeln!(io::stdout(), "wrote {}", path.display())),
             Err(e) => fail(&format!("{}: {e}", path.display())),
         };
     }
@@ -455,23 +444,33 @@ fn run_config(args: ConfigArgs) -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
-    match &config.source {
-        Some(path) => println!("config: {}", path.display()),
-        None => println!(
-            "config: none found ({}, ./{}, {}): built-in levels",
+    let mut report = match &config.source {
+        Some(path) => format!("config: {}\n", path.display()),
+        None => format!(
+            "config: none found ({}, ./{}, {}): built-in levels\n",
             config::CONFIG_VAR,
             config::DEFAULT_FILE,
             config::user_file().map_or("no user config directory".into(), |p| p
                 .display()
                 .to_string())
         ),
-    }
-    println!("default level: {}", config.default_level);
+    };
+    report += &format!("default level: {}\n", config.default_level);
     for (name, level) in &config.levels {
         let plays = level.describe(&config);
-        println!("{name:<10} {plays:<50} {}", config.origin(name));
+        report += &format!("{name:<10} {plays:<50} {}\n", config.origin(name));
     }
-    ExitCode::SUCCESS
+    print_out(io::stdout().lock().write_all(report.as_bytes()))
+}
+
+/// The exit code after writing a report to stdout: a reader that closed the pipe early
+/// (`tengen config | head -1`) is no error.
+fn print_out(written: io::Result<()>) -> ExitCode {
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
 }
 
 fn run_gtp(args: GtpArgs) -> ExitCode {

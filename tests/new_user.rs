@@ -261,3 +261,26 @@ fn completions_and_the_manual_page_come_from_the_command_line_definition() {
         "{stdout}"
     );
 }
+
+#[test]
+fn reports_to_a_reader_that_closed_the_pipe_end_cleanly() {
+    let home = Home::new("closed-pipe");
+    for args in [&["config"][..], &["completions", "bash"], &["man"]] {
+        let mut child = Command::new(common::tengen_path())
+            .args(args)
+            .current_dir(home.root.join("work"))
+            .env("HOME", &home.root)
+            .env("XDG_CONFIG_HOME", home.config_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader goes away before tengen writes, as `tengen config | head -0` would.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
