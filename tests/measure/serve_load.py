@@ -13,7 +13,8 @@ that). It stops after --seconds (the games in progress are left as they are) or 
 
 It reports, per level, p50/p99/max latency of the move requests (the client's move and the
 AI's reply in one answer; `end`: those whose answer ends the game, and so waited for the
-scorer), and of game creation; the p99 of the easy/medium moves in each 10 s of the run;
+scorer), and of game creation; the p50/p99 of every easy/medium reply, moves and ends
+together; the p99 of the easy/medium moves in each 10 s of the run;
 requests per second; the server's RSS (peak and at the end); the CPU used by the server and by
 the client, and the load average before the start (they share the machine with whatever else
 runs).
@@ -287,6 +288,11 @@ def report(args, server, port, workers, store):
     for (kind, level), values in sorted(stats.latency.items()):
         print(f"{kind:<8} {level:<7} {len(values):>7} {1000 * statistics.median(values):>8.1f} "
               f"{1000 * pct(values, 0.99):>8.1f} {1000 * max(values):>8.1f}")
+    replies = [v for (kind, level), values in stats.latency.items()
+               if kind in ("move", "end") and level in levels for v in values]
+    if replies:
+        print(f"every {'/'.join(levels)} reply (moves and game ends): {len(replies)}, "
+              f"p50 {1000 * statistics.median(replies):.1f} ms, p99 {1000 * pct(replies, 0.99):.1f} ms")
     windows = {}
     for when, seconds in stats.timeline:
         windows.setdefault(int(when // 10), []).append(seconds)
