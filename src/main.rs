@@ -171,6 +171,10 @@ struct ServeArgs {
     /// Unfinished games one client may hold; one more is refused with 429.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_games_per_client: u32,
+    /// Requests a second one client may make on average (bursts of up to twice as many); more
+    /// are refused with 429 and Retry-After.
+    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    requests_per_client: u32,
     /// Forget a game untouched for this long (e.g. 30m, 90s, 2h).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = tengen::serve::parse_duration)]
     idle_timeout: Duration,
@@ -526,6 +530,7 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         config,
         workers: args.workers.map_or(cores, usize::from),
         max_games_per_client: args.max_games_per_client as usize,
+        requests_per_client: args.requests_per_client,
         idle_timeout: args.idle_timeout,
         move_time,
     };

@@ -1,7 +1,7 @@
 //! `tengen serve` over loopback: the real binary, a plain HTTP/1.1 client, and a store in a
 //! temporary directory per test. Full games at `easy` and `medium`, every error case, the
-//! resync path, the per-client limit, undo, expiry, a restart after `kill -9`, and a long
-//! search beside an easy game.
+//! resync path, the per-client limits (games and requests), undo, expiry, a restart after
+//! `kill -9`, and a long search beside an easy game.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -505,6 +505,32 @@ fn a_client_holds_at_most_eight_unfinished_games() {
     assert_eq!(status, 429);
     server.json("DELETE", &format!("/api/games/{}", keys[1]), None);
     server.open(body);
+}
+
+#[test]
+fn a_client_over_its_request_rate_is_told_to_wait() {
+    let dir = TempDir::new("rate");
+    // One request a second: a burst of 2, then one a second.
+    let server = Server::start(&dir.0, &["--requests-per-client", "1"]);
+    let state = server.open(json!({"client": "carol", "size": 9, "level": "easy", "color": "B"}));
+    let path = format!("/api/games/{}", key(&state));
+    assert_eq!(server.get(&path).0, 200);
+    let (status, headers, body) = server.request("GET", &path, None);
+    assert_eq!(status, 429, "{body}");
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(answer["field"], "client", "{answer}");
+    let wait = answer["retry_after_ms"].as_u64().expect("retry_after_ms");
+    assert!((1..=1000).contains(&wait), "{answer}");
+    assert!(headers.contains("retry-after: 1"), "{headers}");
+    // Another client is not held up; a game's moves count against its client too.
+    server.open(json!({"client": "dave", "size": 9, "level": "easy", "color": "B"}));
+    let (status, _) = server.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 429);
+    // After the wait it named, the client is served again.
+    std::thread::sleep(Duration::from_millis(wait + 50));
+    let (status, answer) =
+        server.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{answer}");
 }
 
 #[test]

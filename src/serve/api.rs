@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
+use super::limit::RateLimit;
 use super::store::{Store, StoreError, StoredGame};
 use crate::board::Move;
 use crate::player::Answer;
@@ -30,13 +31,19 @@ use crate::sgf::{self, RecordInfo};
 pub struct ApiError {
     status: StatusCode,
     body: serde_json::Map<String, Value>,
+    /// Sent as `Retry-After` (whole seconds, rounded up).
+    retry_after: Option<Duration>,
 }
 
 impl ApiError {
     fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
         let mut body = serde_json::Map::new();
         body.insert("error".to_string(), Value::String(message.into()));
-        ApiError { status, body }
+        ApiError {
+            status,
+            body,
+            retry_after: None,
+        }
     }
 
     fn with(mut self, name: &str, value: impl Into<Value>) -> ApiError {
@@ -59,6 +66,18 @@ impl ApiError {
             StatusCode::SERVICE_UNAVAILABLE,
             "the game store failed; nothing was changed: try again",
         )
+    }
+
+    /// A 429 for a client over its request rate, with the wait until its next request.
+    fn too_fast(client: &str, rate: u32, wait: Duration) -> ApiError {
+        let mut error = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("client: `{client}` makes more than {rate} requests a second: slow down"),
+        )
+        .with("field", "client")
+        .with("retry_after_ms", wait.as_millis().max(1) as u64);
+        error.retry_after = Some(wait);
+        error
     }
 
     fn conflict(message: impl Into<String>) -> ApiError {
@@ -96,7 +115,14 @@ impl From<Refusal> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(Value::Object(self.body))).into_response()
+        let mut response = (self.status, Json(Value::Object(self.body))).into_response();
+        if let Some(wait) = self.retry_after {
+            let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(seconds));
+        }
+        response
     }
 }
 
@@ -234,6 +260,7 @@ pub struct Server {
     ai: Ai,
     levels: Vec<String>,
     max_games_per_client: usize,
+    requests: RateLimit,
     idle_timeout: Duration,
 }
 
@@ -243,6 +270,7 @@ impl Server {
         store: Arc<dyn Store>,
         ai: Ai,
         max_games_per_client: usize,
+        requests: RateLimit,
         idle_timeout: Duration,
     ) -> Server {
         Server {
@@ -251,8 +279,16 @@ impl Server {
             levels: ai.levels(),
             ai,
             max_games_per_client,
+            requests,
             idle_timeout,
         }
+    }
+
+    /// Counts a request of `client` against its rate: a 429 when it is over.
+    fn admit(&self, client: &str) -> Result<(), ApiError> {
+        self.requests
+            .admit(client, Instant::now())
+            .map_err(|wait| ApiError::too_fast(client, self.requests.rate(), wait))
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
@@ -337,6 +373,7 @@ impl Server {
             .get(key)
             .cloned()
             .ok_or_else(ApiError::unknown_game)?;
+        self.admit(&entry.client)?;
         entry.touch();
         Ok(entry)
     }
@@ -428,6 +465,7 @@ pub async fn create(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let request: NewGame = parse(body)?;
+    server.admit(&request.client)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
     if game.needs_scoring() {
         game.ending = Some(server.ai.score(&game.game).await);

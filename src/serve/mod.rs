@@ -9,6 +9,7 @@
 pub mod ai;
 pub mod api;
 pub mod game;
+pub mod limit;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -25,6 +26,7 @@ use axum::routing::{get, post};
 use crate::config::Config;
 use ai::Ai;
 use api::{ApiError, Server};
+use limit::RateLimit;
 use store::SqliteStore;
 
 /// The page: board, new-game form and the little script that drives the API.
@@ -45,6 +47,8 @@ pub struct ServeOptions {
     pub workers: usize,
     /// Unfinished games one client may hold.
     pub max_games_per_client: usize,
+    /// Requests a second one client may make on average.
+    pub requests_per_client: u32,
     /// A game untouched this long is forgotten.
     pub idle_timeout: Duration,
     /// The longest the AI may take for a move, from its request's arrival.
@@ -126,6 +130,7 @@ async fn serve(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> 
         Arc::new(store),
         ai,
         options.max_games_per_client,
+        RateLimit::new(options.requests_per_client),
         options.idle_timeout,
     ));
     let restored = server.restore()?;
