@@ -95,49 +95,7 @@ struct BookArgs {
 enum BookAction {
     /// Search positions breadth first from the empty board along the best few moves of each,
     /// and write the book (one thread by default; progress on stderr).
-    Build {
-        /// Board size.
-        #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
-        size: u8,
-        /// Komi (default: 7 up to 9x9, 7.5 above).
-        #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = komi)]
-        komi: Option<f64>,
-        /// Rules, as kgs-rules names them (the book fits every rule set with their scoring).
-        #[arg(long, value_name = "NAME", default_value = "chinese")]
-        rules: String,
-        /// Plies covered: positions after up to N-1 moves get an entry (at most 40).
-        #[arg(long, value_name = "N", default_value_t = 6, value_parser = count(1, 40))]
-        depth: usize,
-        /// Playouts searched per position.
-        #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = playouts())]
-        playouts: u64,
-        /// The most moves kept per position (each one followed), at most 16.
-        #[arg(long, value_name = "N", default_value_t = 2, value_parser = count(1, 16))]
-        width: usize,
-        /// A move is kept when its visits are at least this share of the best move's.
-        #[arg(long, value_name = "F", default_value_t = 0.3)]
-        min_share: f64,
-        /// First moves followed besides the book's own, so that the book answers the
-        /// opponent's usual openings too (comma-separated vertices, e.g. E5,C3,C4).
-        #[arg(long, value_name = "MOVES", value_delimiter = ',')]
-        follow: Vec<String>,
-        /// The most positions searched (breadth first: the shallow plies come first).
-        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count(1, 1_000_000))]
-        max_positions: usize,
-        /// Search threads (0 = every core).
-        #[arg(long, value_name = "N", default_value_t = 1, value_parser = threads())]
-        threads: usize,
-        /// The search's seed.
-        #[arg(long, value_name = "N", default_value_t = 1)]
-        seed: u64,
-        /// Where to write the book (default: stdout); written again after every position,
-        /// so that a stopped build keeps what it found.
-        #[arg(long, value_name = "FILE")]
-        out: Option<PathBuf>,
-        /// Go on from the book in --out: its positions are followed without a new search.
-        #[arg(long, requires = "out")]
-        resume: bool,
-    },
+    Build(BookBuildArgs),
     /// Print the book's moves for the position after MOVES (played from the empty board,
     /// Black first), e.g. `tengen book show --size 9 E5 C3`.
     Show {
@@ -151,6 +109,82 @@ enum BookAction {
         #[arg(value_name = "MOVES")]
         moves: Vec<String>,
     },
+}
+
+#[derive(Args)]
+struct BookBuildArgs {
+    /// Board size.
+    #[arg(long, value_name = "N", default_value_t = 9, value_parser = clap::value_parser!(u8).range(2..=25))]
+    size: u8,
+    /// Komi (default: 7 up to 9x9, 7.5 above).
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = komi)]
+    komi: Option<f64>,
+    /// Rules, as kgs-rules names them (the book fits every rule set with their scoring).
+    #[arg(long, value_name = "NAME", default_value = "chinese")]
+    rules: String,
+    /// Plies covered: positions after up to N-1 moves get an entry (at most 40).
+    #[arg(long, value_name = "N", default_value_t = 6, value_parser = count(1, 40))]
+    depth: usize,
+    /// Playouts searched per position.
+    #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = playouts())]
+    playouts: u64,
+    /// The most moves kept per position (each one followed), at most 16.
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = count(1, 16))]
+    width: usize,
+    /// A move is kept when its visits are at least this share of the best move's.
+    #[arg(long, value_name = "F", default_value_t = 0.3)]
+    min_share: f64,
+    /// First moves followed besides the book's own, so that the book answers the
+    /// opponent's usual openings too (comma-separated vertices, e.g. E5,C3,C4).
+    #[arg(long, value_name = "MOVES", value_delimiter = ',')]
+    follow: Vec<String>,
+    /// The most positions searched (breadth first: the shallow plies come first).
+    #[arg(long, value_name = "N", default_value_t = 1000, value_parser = count(1, 1_000_000))]
+    max_positions: usize,
+    /// Search threads (0 = every core).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = threads())]
+    threads: usize,
+    /// The search's seed.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    seed: u64,
+    /// Where to write the book (default: stdout); written again after every position,
+    /// so that a stopped build keeps what it found.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Go on from the book in --out: its positions are followed without a new search.
+    #[arg(long, requires = "out")]
+    resume: bool,
+}
+
+impl BookBuildArgs {
+    /// The builder's options, the values clap cannot check checked.
+    fn options(&self) -> Result<book::BuildOptions, String> {
+        if !(0.0..=1.0).contains(&self.min_share) {
+            return Err(format!(
+                "--min-share must be from 0 to 1, not {}",
+                self.min_share
+            ));
+        }
+        let size = usize::from(self.size);
+        let follow = self
+            .follow
+            .iter()
+            .map(|v| Move::parse(v, size).map_err(|e| format!("--follow {v}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(book::BuildOptions {
+            size,
+            komi: self.komi.unwrap_or(if size <= 9 { 7.0 } else { 7.5 }),
+            rules: self.rules.clone(),
+            depth: self.depth,
+            playouts: self.playouts,
+            width: self.width,
+            min_share: self.min_share,
+            follow,
+            max_positions: self.max_positions,
+            threads: self.threads,
+            seed: self.seed,
+        })
+    }
 }
 
 #[derive(Args)]
@@ -745,82 +779,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
 
 fn run_book(args: BookArgs) -> ExitCode {
     match args.action {
-        BookAction::Build {
-            size,
-            komi,
-            rules,
-            depth,
-            playouts,
-            width,
-            min_share,
-            follow,
-            max_positions,
-            threads,
-            seed,
-            out,
-            resume,
-        } => {
-            if !(0.0..=1.0).contains(&min_share) {
-                return fail(&format!("--min-share must be from 0 to 1, not {min_share}"));
-            }
-            let size = usize::from(size);
-            let follow = match follow
-                .iter()
-                .map(|v| Move::parse(v, size).map_err(|e| format!("--follow {v}: {e}")))
-                .collect::<Result<Vec<_>, _>>()
-            {
-                Ok(follow) => follow,
-                Err(e) => return fail(&e),
-            };
-            let options = book::BuildOptions {
-                size,
-                komi: komi.unwrap_or(if size <= 9 { 7.0 } else { 7.5 }),
-                rules,
-                depth,
-                playouts,
-                width,
-                min_share,
-                follow,
-                max_positions,
-                threads,
-                seed,
-            };
-            let start = match resume.then_some(out.as_ref()).flatten() {
-                Some(path) if path.exists() => match book::Book::load(path) {
-                    Ok(start) => Some(start),
-                    Err(e) => return fail(&e),
-                },
-                _ => None,
-            };
-            let started = std::time::Instant::now();
-            let mut saved = Ok(());
-            let mut progress = |so_far: &book::Book, line: &str| {
-                eprintln!("{line}");
-                if let (Some(path), Ok(())) = (&out, &saved) {
-                    saved = save_book(so_far, path);
-                }
-            };
-            let built = match book::build(&options, start, &mut progress) {
-                Ok(built) => built,
-                Err(e) => return fail(&e),
-            };
-            eprintln!(
-                "{} positions in {:.0} s",
-                built.len(),
-                started.elapsed().as_secs_f64()
-            );
-            let written = match (&out, saved) {
-                (_, Err(e)) => Err(e),
-                (Some(path), Ok(())) => save_book(&built, path),
-                (None, Ok(())) => io::stdout()
-                    .write_all(built.to_text().as_bytes())
-                    .map_err(|e| e.to_string()),
-            };
-            match written {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
-            }
-        }
+        BookAction::Build(args) => run_book_build(&args),
         BookAction::Show { size, file, moves } => {
             let size = usize::from(size);
             let loaded;
@@ -838,13 +797,50 @@ fn run_book(args: BookArgs) -> ExitCode {
                 return fail(&format!("no book for {size}x{size} is shipped"));
             };
             match book::show(found, &moves) {
-                Ok(text) => {
-                    print!("{text}");
-                    ExitCode::SUCCESS
-                }
+                Ok(text) => print_out(io::stdout().write_all(text.as_bytes())),
                 Err(e) => fail(&e),
             }
         }
+    }
+}
+
+fn run_book_build(args: &BookBuildArgs) -> ExitCode {
+    let options = match args.options() {
+        Ok(options) => options,
+        Err(e) => return fail(&e),
+    };
+    let out = &args.out;
+    let start = match args.resume.then_some(out.as_ref()).flatten() {
+        Some(path) if path.exists() => match book::Book::load(path) {
+            Ok(start) => Some(start),
+            Err(e) => return fail(&e),
+        },
+        _ => None,
+    };
+    let started = std::time::Instant::now();
+    let mut saved = Ok(());
+    let mut progress = |so_far: &book::Book, line: &str| {
+        eprintln!("{line}");
+        if let (Some(path), Ok(())) = (out, &saved) {
+            saved = save_book(so_far, path);
+        }
+    };
+    let built = match book::build(&options, start, &mut progress) {
+        Ok(built) => built,
+        Err(e) => return fail(&e),
+    };
+    eprintln!(
+        "{} positions in {:.0} s",
+        built.len(),
+        started.elapsed().as_secs_f64()
+    );
+    match (out, saved) {
+        (_, Err(e)) => fail(&e),
+        (Some(path), Ok(())) => match save_book(&built, path) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(&e),
+        },
+        (None, Ok(())) => print_out(io::stdout().write_all(built.to_text().as_bytes())),
     }
 }
 

@@ -265,7 +265,12 @@ fn completions_and_the_manual_page_come_from_the_command_line_definition() {
 #[test]
 fn reports_to_a_reader_that_closed_the_pipe_end_cleanly() {
     let home = Home::new("closed-pipe");
-    for args in [&["config"][..], &["completions", "bash"], &["man"]] {
+    for args in [
+        &["config"][..],
+        &["completions", "bash"],
+        &["man"],
+        &["book", "show"],
+    ] {
         let mut child = Command::new(common::tengen_path())
             .args(args)
             .current_dir(home.root.join("work"))
