@@ -125,9 +125,14 @@ struct BookBuildArgs {
     /// Plies covered: positions after up to N-1 moves get an entry (at most 40).
     #[arg(long, value_name = "N", default_value_t = 6, value_parser = count(1, 40))]
     depth: usize,
-    /// Playouts searched per position.
+    /// Playouts searched per position (with --engine, KataGo's maxVisits).
     #[arg(long, value_name = "N", default_value_t = 50_000, value_parser = playouts())]
     playouts: u64,
+    /// Search with KataGo's analysis engine instead of tengen's own search, e.g.
+    /// "katago analysis -model NET.bin.gz -config analysis.cfg" (--threads and --seed are then
+    /// its config's business).
+    #[arg(long, value_name = "COMMAND")]
+    engine: Option<String>,
     /// The most moves kept per position (each one followed), at most 16.
     #[arg(long, value_name = "N", default_value_t = 2, value_parser = count(1, 16))]
     width: usize,
@@ -183,6 +188,7 @@ impl BookBuildArgs {
             max_positions: self.max_positions,
             threads: self.threads,
             seed: self.seed,
+            engine: self.engine.clone(),
         })
     }
 }

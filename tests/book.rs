@@ -88,6 +88,63 @@ fn tengen(args: &[&str]) -> Output {
         .expect("run tengen")
 }
 
+/// `tengen book build` on 9x9 with tests/fake-analysis.sh as KataGo's analysis engine
+/// (`mode`: its FAKE_ANALYSIS), writing `out`.
+fn build_with_fake_katago(out: &Path, mode: &str) -> Output {
+    let engine = format!(
+        "bash {}",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fake-analysis.sh")
+            .display()
+    );
+    Command::new(common::tengen_path())
+        .args([
+            "book", "build", "--size", "9", "--depth", "2", "--width", "3",
+        ])
+        .args([
+            "--min-share",
+            "0.3",
+            "--playouts",
+            "77",
+            "--engine",
+            &engine,
+            "--out",
+        ])
+        .arg(out)
+        .env("FAKE_ANALYSIS", mode)
+        .output()
+        .expect("run tengen book build")
+}
+
+#[test]
+fn a_book_is_built_from_katagos_analysis_engine() {
+    let dir = scratch("katago");
+    let out = dir.join("book.txt");
+    let built = build_with_fake_katago(&out, "");
+    let log = String::from_utf8_lossy(&built.stderr);
+    assert!(built.status.success(), "{log}");
+    let path = out.to_str().unwrap();
+    // The empty board: the engine's moves above the share, most visited first, its pass left
+    // out; the answers to other ids and during the search were skipped.
+    let show = tengen(&["book", "show", "--size", "9", "--file", path]);
+    let text = String::from_utf8(show.stdout).unwrap();
+    assert!(text.contains("2 moves\n  E5          100"), "{text}");
+    assert!(text.contains("\n  C4           60"), "{text}");
+    assert!(!text.contains("A1") && !text.contains("PASS"), "{text}");
+    // After E5 the engine's first choice is taken: C4 is White's one move.
+    let show = tengen(&["book", "show", "--size", "9", "--file", path, "E5"]);
+    let text = String::from_utf8(show.stdout).unwrap();
+    assert!(text.contains("1 move\n  C4           60"), "{text}");
+    // An engine that answers with an error, or exits, stops the build: one line, exit 2.
+    for (mode, said) in [("error", "bad query"), ("exit", "exited")] {
+        let failed = build_with_fake_katago(&dir.join(format!("{mode}.txt")), mode);
+        let log = String::from_utf8_lossy(&failed.stderr);
+        assert_eq!(failed.status.code(), Some(2), "{mode}: {log}");
+        assert!(log.contains(said), "{mode}: {log}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn book_show_prints_a_positions_moves() {
     let empty = tengen(&["book", "show", "--size", "9"]);

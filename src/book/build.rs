@@ -1,9 +1,11 @@
-//! `tengen book build`: a book from deep searches of tengen's own search, breadth first from
-//! the empty board along the best few moves of each position.
+//! `tengen book build`: a book from deep searches of tengen's own search or of KataGo's
+//! analysis engine, breadth first from the empty board along the best few moves of each
+//! position.
 
 use std::collections::{HashSet, VecDeque};
 use std::time::Instant;
 
+use super::katago::AnalysisEngine;
 use super::{Book, BookError, BookMove, Canonical, Entry, MAX_WEIGHT};
 use crate::board::{Color, Move};
 use crate::game::{Game, Rules};
@@ -20,7 +22,7 @@ pub struct BuildOptions {
     pub rules: String,
     /// Plies covered: positions after up to `depth - 1` moves get an entry.
     pub depth: usize,
-    /// Playouts searched per position.
+    /// Playouts searched per position (KataGo's visits with `engine`).
     pub playouts: u64,
     /// The most moves kept per position.
     pub width: usize,
@@ -35,6 +37,34 @@ pub struct BuildOptions {
     pub threads: usize,
     /// The search's seed.
     pub seed: u64,
+    /// The command line of KataGo's analysis engine to search with instead of tengen's own
+    /// search (`threads` and `seed` are then the engine's own business).
+    pub engine: Option<String>,
+}
+
+/// What searches the book's positions.
+enum Searcher {
+    Own(Box<Search>),
+    KataGo(AnalysisEngine),
+}
+
+impl Searcher {
+    /// The root moves of `game` for the player to move, most visited first, with their
+    /// visits.
+    fn candidates(&mut self, game: &Game) -> Result<Vec<(Move, u32)>, BookError> {
+        match self {
+            Searcher::Own(search) => {
+                search.choose(game, game.to_move(), &Budget::default());
+                Ok(search
+                    .root_report()
+                    .moves
+                    .iter()
+                    .map(|m| (m.mv, m.visits))
+                    .collect())
+            }
+            Searcher::KataGo(engine) => engine.candidates(game),
+        }
+    }
 }
 
 /// Builds the book `options` describe, going on from `start` when given (a book built
@@ -60,15 +90,23 @@ pub fn build(
     };
     let rules = Rules::named(&options.rules, book.komi())
         .ok_or_else(|| BookError(format!("unknown rules `{}`", options.rules)))?;
-    let mut search = Search::new(SearchSettings {
-        playouts: Some(options.playouts),
-        threads: options.threads,
-        seed: Some(options.seed),
-        resign_threshold: 0.0,
-        early_stop: false,
-        ..SearchSettings::default()
-    });
-    let budget = Budget::default();
+    let mut searcher = match &options.engine {
+        Some(command) => Searcher::KataGo(AnalysisEngine::start(
+            command,
+            options.size,
+            book.komi(),
+            &options.rules,
+            options.playouts,
+        )?),
+        None => Searcher::Own(Box::new(Search::new(SearchSettings {
+            playouts: Some(options.playouts),
+            threads: options.threads,
+            seed: Some(options.seed),
+            resign_threshold: 0.0,
+            early_stop: false,
+            ..SearchSettings::default()
+        }))),
+    };
     let started = Instant::now();
     let mut seen = HashSet::new();
     let mut queue = VecDeque::from([(Game::new(options.size, rules), Vec::<String>::new())]);
@@ -88,16 +126,14 @@ pub fn build(
                 .map(|m| (Move::Play(canonical.to_game(m.point)), m.weight))
                 .collect(),
             _ => {
-                search.choose(&game, color, &budget);
-                let report = search.root_report();
-                let best_visits = report.moves.first().map_or(0, |m| m.visits);
-                report
-                    .moves
-                    .iter()
-                    .take_while(|m| {
-                        f64::from(m.visits) >= options.min_share * f64::from(best_visits)
+                let moves = searcher.candidates(&game)?;
+                let best_visits = moves.first().map_or(0, |&(_, visits)| visits);
+                moves
+                    .into_iter()
+                    .take_while(|&(_, visits)| {
+                        f64::from(visits) >= options.min_share * f64::from(best_visits)
                     })
-                    .map(|m| (m.mv, m.visits.clamp(1, MAX_WEIGHT)))
+                    .map(|(mv, visits)| (mv, visits.clamp(1, MAX_WEIGHT)))
                     .collect()
             }
         };

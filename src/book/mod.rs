@@ -19,6 +19,7 @@
 //! vertices are in the canonical orientation: [`Canonical::to_game`] maps them back.
 
 mod build;
+mod katago;
 
 pub use build::{BuildOptions, build};
 
@@ -496,7 +497,8 @@ pub fn show(book: &Book, moves: &[String]) -> Result<String, BookError> {
         out.push_str("not in the book\n");
         return Ok(out);
     }
-    out.push_str(&format!("{} moves\n", found.len()));
+    let plural = if found.len() == 1 { "" } else { "s" };
+    out.push_str(&format!("{} move{plural}\n", found.len()));
     let total: u64 = found.iter().map(|&(_, w)| u64::from(w)).sum();
     for (mv, weight) in found {
         out.push_str(&format!(

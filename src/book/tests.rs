@@ -347,6 +347,7 @@ fn a_small_build_follows_the_best_moves_and_goes_on_from_a_book() {
         max_positions: 100,
         threads: 1,
         seed: 3,
+        engine: None,
     };
     let mut lines = 0;
     let book = build(&options, None, &mut |_, _| lines += 1).unwrap();
