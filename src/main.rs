@@ -213,7 +213,7 @@ struct ServeArgs {
     max_games_per_client: u32,
     /// Requests a second one client may make on average (bursts of up to twice as many); more
     /// are refused with 429 and Retry-After.
-    #[arg(long, value_name = "N", default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     requests_per_client: u32,
     /// Forget a game untouched for this long (e.g. 30m, 90s, 2h).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = tengen::serve::parse_duration)]
