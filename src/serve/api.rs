@@ -465,8 +465,9 @@ pub async fn create(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let request: NewGame = parse(body)?;
-    server.admit(&request.client)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
+    // Counted once the client's name is checked (1 to 128 bytes of printable text).
+    server.admit(&game.client)?;
     if game.needs_scoring() {
         game.ending = Some(server.ai.score(&game.game).await);
     }
