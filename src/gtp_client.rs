@@ -620,7 +620,7 @@ fn parse_status_line(line: &str) -> Option<Response> {
 
 /// Logs each stderr line of a child (at most [`MAX_LINE`] bytes of it) at debug level,
 /// prefixed with its label.
-fn drain_stderr(stderr: impl Read, label: &str) {
+pub fn drain_stderr(stderr: impl Read, label: &str) {
     let mut reader = BufReader::new(stderr);
     let mut raw = Vec::new();
     while let Ok(Some(_)) = read_bounded(&mut reader, &mut raw, MAX_LINE) {

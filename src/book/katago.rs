@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use super::BookError;
 use crate::board::{Color, Move};
 use crate::game::Game;
+use crate::gtp_client::{drain_stderr, excerpt};
 use crate::lines::{read_bounded, without_newline};
 
 /// The longest line read from the engine (an answer with principal variations for every
@@ -65,16 +66,7 @@ impl AnalysisEngine {
             return Err(fail(&"no pipes to the child"));
         };
         // KataGo logs its start-up on stderr: drained, so that it never blocks on a full pipe.
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stderr);
-            let mut line = Vec::new();
-            while let Ok(Some(_)) = read_bounded(&mut reader, &mut line, MAX_LINE) {
-                log::debug!(
-                    "analysis engine: {}",
-                    String::from_utf8_lossy(without_newline(&line))
-                );
-            }
-        });
+        std::thread::spawn(move || drain_stderr(stderr, "analysis engine"));
         let (sender, lines) = mpsc::sync_channel(16);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
@@ -146,7 +138,7 @@ impl AnalysisEngine {
             let Ok(answer) = serde_json::from_slice::<Value>(&line) else {
                 log::warn!(
                     "analysis engine: not JSON: {}",
-                    String::from_utf8_lossy(&line[..line.len().min(100)])
+                    excerpt(&String::from_utf8_lossy(&line))
                 );
                 continue;
             };
