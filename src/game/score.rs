@@ -345,22 +345,33 @@ mod tests {
     use super::*;
     use crate::game::Rules;
 
+    /// A finished game: every string settled, no dead stones.
+    const SETTLED: [&str; 5] = [
+        ". X O . .",
+        "X X O . .",
+        ". X O . .",
+        "X X O O O",
+        ". X O . .",
+    ];
+
+    /// Two lone stones side by side on an open board: either may end up captured.
+    const OPEN: [&str; 5] = [
+        ". . . . .",
+        ". . . . .",
+        ". . X O .",
+        ". . . . .",
+        ". . . . .",
+    ];
+
     #[test]
     fn area_and_territory_on_a_settled_board() {
-        let rows = [
-            ". X O . .",
-            "X X O . .",
-            ". X O . .",
-            "X X O O O",
-            ". X O . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(0.5));
+        let game = Game::from_rows(&SETTLED, Rules::chinese(0.5));
         let a = Assessment::of(&game, 200);
         assert!(a.stones_with(StoneStatus::Dead).is_empty());
         // Black: 7 stones + 3 points = 10; White: 7 stones + 8 points = 15.
         assert_eq!(a.score(), 10.0 - 15.0 - 0.5);
         assert_eq!(a.result(), "W+5.5");
-        let game = Game::from_rows(&rows, Rules::japanese(0.5));
+        let game = Game::from_rows(&SETTLED, Rules::japanese(0.5));
         assert_eq!(Assessment::of(&game, 200).score(), 3.0 - 8.0 - 0.5);
     }
 
@@ -511,23 +522,8 @@ mod tests {
 
     #[test]
     fn clear_only_when_the_playouts_agree_on_every_string() {
-        let settled = [
-            ". X O . .",
-            "X X O . .",
-            ". X O . .",
-            "X X O O O",
-            ". X O . .",
-        ];
-        assert!(Assessment::of(&Game::from_rows(&settled, Rules::chinese(0.5)), 400).is_clear());
-        // Two lone stones side by side on an open board: either may end up captured.
-        let open = [
-            ". . . . .",
-            ". . . . .",
-            ". . X O .",
-            ". . . . .",
-            ". . . . .",
-        ];
-        assert!(!Assessment::of(&Game::from_rows(&open, Rules::chinese(0.5)), 400).is_clear());
+        assert!(Assessment::of(&Game::from_rows(&SETTLED, Rules::chinese(0.5)), 400).is_clear());
+        assert!(!Assessment::of(&Game::from_rows(&OPEN, Rules::chinese(0.5)), 400).is_clear());
     }
 
     #[test]
@@ -537,23 +533,9 @@ mod tests {
             Ownership::sample(game.board(), game.to_move(), 1000).playouts as usize
         };
         // A finished game: one round settles it.
-        let finished = [
-            ". X O . .",
-            "X X O . .",
-            ". X O . .",
-            "X X O O O",
-            ". X O . .",
-        ];
-        assert_eq!(played(&finished), ROUND * BATCH);
+        assert_eq!(played(&SETTLED), ROUND * BATCH);
         // Two lone stones on an open board stay unsettled: all the playouts run.
-        let open = [
-            ". . . . .",
-            ". . . . .",
-            ". . X O .",
-            ". . . . .",
-            ". . . . .",
-        ];
-        assert_eq!(played(&open), 1000);
+        assert_eq!(played(&OPEN), 1000);
     }
 
     #[test]
