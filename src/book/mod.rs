@@ -3,7 +3,7 @@
 //! in `book/` are built into the binary ([`builtin`]); `tengen book build` makes them with
 //! tengen's own search ([`build`]).
 //!
-//! The file format, a text file (docs in the README's "Opening book" section):
+//! The file format, a text file (docs/BOOK.md describes it):
 //!
 //! ```text
 //! # comments and blank lines are skipped
