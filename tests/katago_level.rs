@@ -60,7 +60,11 @@ fn files(name: &str, katago: &[String]) -> Files {
     Files { config, pid, log }
 }
 
-/// tengen at `level`, logging at info level to `files.log`.
+/// What the fallback chain logs when a player of it gives no move (src/player/fallback.rs).
+const FALLBACK_PLAYS: &str = "the next player plays this move";
+
+/// tengen at `level`, logging to `files.log` at info level, and at debug level for the fallback
+/// chain, whose quiet cases (a child still starting, out of time) are debug lines.
 fn tengen(files: &Files, level: &str) -> Gtp {
     let log = std::fs::File::create(&files.log).expect("create the log");
     let child = Command::new(common::tengen_path())
@@ -71,7 +75,7 @@ fn tengen(files: &Files, level: &str) -> Gtp {
             "--level",
             level,
         ])
-        .env("RUST_LOG", "info")
+        .env("RUST_LOG", "info,tengen::player::fallback=debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log)
@@ -168,7 +172,7 @@ fn katago_plays_a_game_through_tengen_with_rules_clock_and_undo() {
     assert_eq!(engine.quit(), Some(0));
     let log = log_of(&files);
     assert!(
-        !log.contains("fallback plays"),
+        !log.contains(FALLBACK_PLAYS),
         "KataGo did not answer every move:\n{log}"
     );
 }
@@ -197,7 +201,7 @@ fn the_fallback_plays_when_katago_is_killed_mid_game() {
     assert_eq!(stones_shown(&mut engine), stones(&game));
     assert_eq!(engine.quit(), Some(0));
     let log = log_of(&files);
-    assert!(log.contains("fallback plays"), "{log}");
+    assert!(log.contains(FALLBACK_PLAYS), "{log}");
 }
 
 /// Walls on D and F with E5 the last dame, Black to pass next; the moves as GTP `play`s.
