@@ -583,7 +583,7 @@ impl Search {
         max_playouts: u64,
         early_stop: bool,
     ) -> Run {
-        let extra_komi = dynamic_komi::extra_komi(game, self.settings.handicap_komi);
+        let extra_komi = dynamic_komi::extra_komi(game, color, self.settings.handicap_komi);
         let last = match game.moves().last() {
             Some(&(c, Move::Play(p))) if c != color => Some(p),
             _ => None,
