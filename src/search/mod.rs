@@ -147,9 +147,9 @@ pub struct SearchSettings {
     /// Visits before a tree node is expanded; absent: by board size
     /// ([`uct::expand_after_for`]: 4 up to 9x9, 8 above).
     pub expand_after: Option<u32>,
-    /// Points per handicap stone that a search in a handicap game (either colour's) pretends
-    /// White has as extra komi, fading to none over the game's first part (see
-    /// [`dynamic_komi`]); 0 turns it off.
+    /// Points per handicap stone that a search in a handicap game (Black's, and White's on
+    /// boards above 9x9) pretends White has as extra komi, fading to none over the game's
+    /// first part (see [`dynamic_komi`]); 0 turns it off.
     pub handicap_komi: f32,
     /// Whether the player thinks on the opponent's time when a clock limits the game.
     pub ponder: bool,
