@@ -108,21 +108,20 @@ mod tests {
 
     #[test]
     fn white_keeps_the_real_komi_on_small_boards_only() {
-        assert_eq!(
-            extra_komi(&handicap_game(9, 2, 0.5), Color::White, 7.0),
-            0.0
-        );
-        assert_eq!(
-            extra_komi(&handicap_game(9, 2, 0.5), Color::Black, 7.0),
-            14.0
-        );
-        assert_eq!(
-            extra_komi(&handicap_game(13, 2, 0.5), Color::White, 7.0),
-            14.0
-        );
-        assert_eq!(
-            extra_komi(&handicap_game(19, 4, 0.5), Color::White, 7.0),
-            28.0
-        );
+        // (size, stones, colour to move, extra komi) at komi 0.5 and 7 points a stone.
+        let cases = [
+            (9, 2, Color::White, 0.0),
+            (9, 2, Color::Black, 14.0),
+            (13, 2, Color::White, 14.0),
+            (19, 4, Color::White, 28.0),
+        ];
+        for (size, stones, to_move, extra) in cases {
+            let game = handicap_game(size, stones, 0.5);
+            assert_eq!(
+                extra_komi(&game, to_move, 7.0),
+                extra,
+                "{size}x{size}, {stones} stones, {to_move:?} to move"
+            );
+        }
     }
 }
