@@ -409,11 +409,12 @@ mod tests {
             (Duration::from_millis(2750), Duration::from_millis(2750))
         );
         // A byo-yomi period is spent whole, less the reserve.
-        clock.set_system(TimeSystem::Byoyomi {
+        let byoyomi = TimeSystem::Byoyomi {
             main: 0.0,
             period: 10.0,
             periods: 3,
-        });
+        };
+        clock.set_system(byoyomi);
         clock.set_left(Color::White, 10.0, 2);
         let t = clock.move_time(Color::White, 30.0, 1.0).unwrap();
         assert_eq!(
@@ -429,11 +430,7 @@ mod tests {
         assert_eq!(target(&clock, Color::White), Some(Duration::ZERO));
         // The reserve is the user's.
         let mut clock = Clock::with_lag_reserve(Duration::from_millis(1000));
-        clock.set_system(TimeSystem::Byoyomi {
-            main: 0.0,
-            period: 10.0,
-            periods: 3,
-        });
+        clock.set_system(byoyomi);
         clock.set_left(Color::White, 10.0, 2);
         assert_eq!(target(&clock, Color::White), Some(Duration::from_secs(9)));
     }
