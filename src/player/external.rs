@@ -1,5 +1,5 @@
-//! Another GTP engine (KataGo, GNU Go, Leela Zero) as a child process behind a level:
-//! [`child`] is the child's life (start, restart, each move's deadline), [`player`] the
+//! Another GTP engine (KataGo, GNU Go, Leela Zero) as a child process behind a level: the
+//! `child` module is the child's life (start, restart, each move's deadline), `player` the
 //! [`Player`](super::Player) protocol on it. Its board is kept in step with our game by
 //! [`Mirror`](crate::gtp_client::sync::Mirror): only new moves are sent; an undo or a switch
 //! to another line uses the child's `undo` when it lists it, else `clear_board` and a replay.
