@@ -160,6 +160,17 @@ impl Clock {
         self.restart();
     }
 
+    /// The time system.
+    pub fn system(&self) -> TimeSystem {
+        self.system
+    }
+
+    /// What `c` has left, in seconds and stones or periods (0 in main time), when a
+    /// `time_left` for it has been recorded (or a move charged since).
+    pub fn recorded_left(&self, c: Color) -> Option<(f64, u32)> {
+        self.remaining[c.index()].map(|r| (r.seconds, r.count))
+    }
+
     /// Whether the time system limits the game.
     pub fn is_limited(&self) -> bool {
         self.system != TimeSystem::None
@@ -303,47 +314,6 @@ impl Clock {
     }
 }
 
-impl Clock {
-    /// The command that gives another GTP engine this time system: `time_settings`, or
-    /// `kgs-time_settings byoyomi` when the system is Japanese byo-yomi and `kgs` says the
-    /// engine lists that command (else byo-yomi is sent as Canadian periods of one stone).
-    pub fn gtp_settings(&self, kgs: bool) -> String {
-        let secs = |s: f64| s.round() as u64;
-        match self.system {
-            TimeSystem::None => "time_settings 0 1 0".to_string(),
-            TimeSystem::Absolute { main } => format!("time_settings {} 0 0", secs(main)),
-            TimeSystem::Canadian {
-                main,
-                period,
-                stones,
-            } => format!("time_settings {} {} {stones}", secs(main), secs(period)),
-            TimeSystem::Byoyomi {
-                main,
-                period,
-                periods,
-            } if kgs => format!(
-                "kgs-time_settings byoyomi {} {} {periods}",
-                secs(main),
-                secs(period)
-            ),
-            TimeSystem::Byoyomi { main, period, .. } => {
-                format!("time_settings {} {} 1", secs(main), secs(period))
-            }
-        }
-    }
-
-    /// The `time_left` command for `c`, when a `time_left` has been received for it.
-    pub fn gtp_time_left(&self, c: Color) -> Option<String> {
-        let r = self.remaining[c.index()]?;
-        let word = if c == Color::Black { "black" } else { "white" };
-        Some(format!(
-            "time_left {word} {} {}",
-            r.seconds.floor() as u64,
-            r.count
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,7 +382,6 @@ mod tests {
                     assert!(t.target <= t.max && t.max <= Duration::from_secs_f64(Seconds::MAX));
                     clock.charge(Color::Black, Duration::from_secs(1));
                 }
-                let _ = (clock.gtp_settings(true), clock.gtp_time_left(Color::Black));
             }
         }
     }
@@ -440,11 +409,12 @@ mod tests {
             (Duration::from_millis(2750), Duration::from_millis(2750))
         );
         // A byo-yomi period is spent whole, less the reserve.
-        clock.set_system(TimeSystem::Byoyomi {
+        let byoyomi = TimeSystem::Byoyomi {
             main: 0.0,
             period: 10.0,
             periods: 3,
-        });
+        };
+        clock.set_system(byoyomi);
         clock.set_left(Color::White, 10.0, 2);
         let t = clock.move_time(Color::White, 30.0, 1.0).unwrap();
         assert_eq!(
@@ -460,11 +430,7 @@ mod tests {
         assert_eq!(target(&clock, Color::White), Some(Duration::ZERO));
         // The reserve is the user's.
         let mut clock = Clock::with_lag_reserve(Duration::from_millis(1000));
-        clock.set_system(TimeSystem::Byoyomi {
-            main: 0.0,
-            period: 10.0,
-            periods: 3,
-        });
+        clock.set_system(byoyomi);
         clock.set_left(Color::White, 10.0, 2);
         assert_eq!(target(&clock, Color::White), Some(Duration::from_secs(9)));
     }
@@ -505,65 +471,45 @@ mod tests {
     fn the_clock_counts_its_own_moves_without_time_left() {
         let mut clock = Clock::default();
         clock.set_system(TimeSystem::Absolute { main: 10.0 });
+        assert_eq!(clock.recorded_left(Color::Black), None);
         clock.charge(Color::Black, Duration::from_secs(4));
         assert_eq!(clock.left(Color::Black).seconds, 6.0);
         assert_eq!(clock.left(Color::White).seconds, 10.0);
         clock.charge(Color::Black, Duration::from_secs(9));
-        assert_eq!(clock.left(Color::Black).seconds, 0.0);
-        // Canadian: main time runs into the period, whose last stone starts a new one.
-        clock.set_system(TimeSystem::Canadian {
+        assert_eq!(clock.recorded_left(Color::Black), Some((0.0, 0)));
+        let canadian = TimeSystem::Canadian {
             main: 5.0,
             period: 10.0,
             stones: 2,
-        });
-        clock.charge(Color::Black, Duration::from_secs(7));
-        assert_eq!(
-            clock.left(Color::Black),
-            Remaining {
-                seconds: 8.0,
-                count: 1
-            }
-        );
-        clock.charge(Color::Black, Duration::from_secs(3));
-        assert_eq!(
-            clock.left(Color::Black),
-            Remaining {
-                seconds: 10.0,
-                count: 2
-            }
-        );
-        // Byo-yomi: a period within its time is kept; an overrun costs one.
-        clock.set_system(TimeSystem::Byoyomi {
+        };
+        let byoyomi = TimeSystem::Byoyomi {
             main: 5.0,
             period: 10.0,
             periods: 3,
-        });
-        clock.charge(Color::White, Duration::from_secs(12));
-        assert_eq!(
-            clock.left(Color::White),
-            Remaining {
-                seconds: 10.0,
-                count: 3
+        };
+        // Each system's moves in turn: seconds taken, then seconds and count left.
+        let games = [
+            // Canadian: main time runs into the period, whose last stone starts a new one.
+            (canadian, [(7, (8.0, 1)), (3, (10.0, 2))]),
+            // Byo-yomi: a period within its time is kept; an overrun costs one.
+            (byoyomi, [(12, (10.0, 3)), (11, (10.0, 2))]),
+        ];
+        for (system, moves) in games {
+            clock.set_system(system);
+            for (taken, (seconds, count)) in moves {
+                clock.charge(Color::White, Duration::from_secs(taken));
+                assert_eq!(
+                    clock.left(Color::White),
+                    Remaining { seconds, count },
+                    "{system:?} after {taken} s"
+                );
             }
-        );
-        clock.charge(Color::White, Duration::from_secs(11));
-        assert_eq!(
-            clock.left(Color::White),
-            Remaining {
-                seconds: 10.0,
-                count: 2
-            }
-        );
+        }
         // time_left replaces the count; a new game restores the full time.
         clock.set_left(Color::White, 4.0, 1);
-        assert_eq!(
-            clock.left(Color::White),
-            Remaining {
-                seconds: 4.0,
-                count: 1
-            }
-        );
+        assert_eq!(clock.recorded_left(Color::White), Some((4.0, 1)));
         clock.restart();
+        assert_eq!(clock.recorded_left(Color::White), None);
         assert_eq!(
             clock.left(Color::White),
             Remaining {
@@ -571,29 +517,5 @@ mod tests {
                 count: 0
             }
         );
-    }
-
-    #[test]
-    fn settings_are_given_to_another_engine_in_gtp() {
-        let mut clock = Clock::default();
-        assert_eq!(clock.gtp_settings(false), "time_settings 0 1 0");
-        clock.set_system(TimeSystem::from_time_settings(300.0, 30.0, 5));
-        assert_eq!(clock.gtp_settings(true), "time_settings 300 30 5");
-        assert_eq!(clock.gtp_time_left(Color::White), None);
-        clock.set_left(Color::White, 12.7, 3);
-        assert_eq!(
-            clock.gtp_time_left(Color::White).as_deref(),
-            Some("time_left white 12 3")
-        );
-        clock.set_system(TimeSystem::Byoyomi {
-            main: 60.0,
-            period: 10.0,
-            periods: 5,
-        });
-        assert_eq!(
-            clock.gtp_settings(true),
-            "kgs-time_settings byoyomi 60 10 5"
-        );
-        assert_eq!(clock.gtp_settings(false), "time_settings 60 10 1");
     }
 }

@@ -216,6 +216,15 @@ impl Game {
         &self.initial
     }
 
+    /// The stones before the first move (handicap and setup stones), in point order.
+    pub fn setup_stones(&self) -> Vec<(Point, Color)> {
+        let initial = &self.initial;
+        initial
+            .points()
+            .filter_map(|p| initial.color_at(p).map(|c| (p, c)))
+            .collect()
+    }
+
     /// The moves played, in order (handicap and setup stones are not moves).
     pub fn moves(&self) -> &[(Color, Move)] {
         &self.moves

@@ -8,7 +8,8 @@ use serde::Serialize;
 use super::time_control::{MatchClock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
-use crate::gtp_client::{Client, ClientError};
+use crate::gtp_client::sync::{Limits, Mirror, Placement, Start, SyncError};
+use crate::gtp_client::{Client, ClientError, settings};
 
 /// Extra time a move may take over what its clock allows before it is lost on time (pipes,
 /// process start-up).
@@ -67,6 +68,20 @@ impl Fault {
         }
     }
 
+    /// From a failed sync: a refused move is a legal one refused.
+    fn from_sync(error: &SyncError) -> Fault {
+        match error {
+            SyncError::Failed {
+                command,
+                error: ClientError::Refused(why),
+            } if command.starts_with("play ") => {
+                Fault::Illegal(format!("refused the legal move `{command}`: {why}"))
+            }
+            SyncError::Failed { error, .. } => Fault::from_error(error),
+            misplaced @ SyncError::Misplaced { .. } => Fault::Illegal(misplaced.to_string()),
+        }
+    }
+
     /// The SGF result letter after `+`: `T` for time, `F` for a forfeit.
     pub fn result_letter(&self) -> char {
         match self {
@@ -117,8 +132,15 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
         generated: [0; 2],
     };
     let engines = [black, white];
+    // The handicap stones with `fixed_handicap`: each engine must place the spec's points.
+    let start = Start {
+        placement: Placement::FixedHandicap,
+        ..Start::of(&played.game)
+    };
+    let mut mirrors = [Mirror::new(false), Mirror::new(false)];
     for c in [Color::Black, Color::White] {
-        if let Err(fault) = prepare(engines[c.index()], setup) {
+        let (engine, mirror) = (&mut *engines[c.index()], &mut mirrors[c.index()]);
+        if let Err(fault) = prepare(engine, mirror, &start, setup) {
             played.ending = Ending::Forfeit(c, fault);
             return played;
         }
@@ -132,7 +154,8 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
             break;
         }
         for engine in [Color::Black, Color::White] {
-            if let Err(fault) = tell(engines[engine.index()], c, mv, setup) {
+            let i = engine.index();
+            if let Err(fault) = tell(engines[i], &mut mirrors[i], &start, &played.game, setup) {
                 played.ending = Ending::Forfeit(engine, fault);
                 return played;
             }
@@ -152,7 +175,7 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
         let clock = clocks.as_mut().map(|clocks| &mut clocks[c.index()]);
         let answer = generate(engines[c.index()], c, setup.size, clock, setup);
         played.generated[c.index()] += 1;
-        let mv = match answer {
+        match answer {
             Ok((Answer::Resign, elapsed)) => {
                 played.thinking[c.index()] += elapsed;
                 played.ending = Ending::Resigned(c);
@@ -160,20 +183,21 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
             }
             Ok((Answer::Move(mv), elapsed)) => {
                 played.thinking[c.index()] += elapsed;
+                mirrors[c.index()].played(c, mv);
                 if let Err(why) = played.game.play(c, mv) {
                     let vertex = mv.to_vertex(setup.size);
                     let fault = Fault::Illegal(format!("played the illegal move {vertex} ({why})"));
                     played.ending = Ending::Forfeit(c, fault);
                     return played;
                 }
-                mv
             }
             Err(fault) => {
                 played.ending = Ending::Forfeit(c, fault);
                 return played;
             }
-        };
-        if let Err(fault) = tell(engines[c.opponent().index()], c, mv, setup) {
+        }
+        let i = c.opponent().index();
+        if let Err(fault) = tell(engines[i], &mut mirrors[i], &start, &played.game, setup) {
             played.ending = Ending::Forfeit(c.opponent(), fault);
             return played;
         }
@@ -186,62 +210,44 @@ enum Answer {
     Resign,
 }
 
+/// How long each command that sets up or syncs a board may take: the move timeout.
+fn limits(setup: &GameSetup) -> Limits {
+    Limits {
+        each: setup.move_timeout,
+        by: None,
+    }
+}
+
 /// Board size, a fresh board, komi, the handicap stones and time settings.
-fn prepare(engine: &mut Client, setup: &GameSetup) -> Result<(), Fault> {
-    let timeout = Some(setup.move_timeout);
-    let send = |engine: &mut Client, command: &str| {
-        engine
-            .send(command, timeout)
-            .map_err(|e| Fault::from_error(&e))
-    };
-    for command in [
-        format!("boardsize {}", setup.size),
-        "clear_board".to_string(),
-        format!("komi {}", setup.komi),
-    ] {
-        send(engine, &command)?;
-    }
-    if !setup.handicap.is_empty() {
-        let command = format!("fixed_handicap {}", setup.handicap.len());
-        let answer = send(engine, &command)?;
-        let mut placed: Vec<Point> = Vec::new();
-        for word in answer.split_whitespace() {
-            match Move::parse(word, setup.size) {
-                Ok(Move::Play(p)) => placed.push(p),
-                _ => {
-                    return Err(Fault::Illegal(format!(
-                        "answered `{answer}` to `{command}`"
-                    )));
-                }
-            }
-        }
-        let mut expected = setup.handicap.to_vec();
-        placed.sort_by_key(|p| p.index());
-        expected.sort_by_key(|p| p.index());
-        if placed != expected {
-            return Err(Fault::Illegal(format!(
-                "placed `{answer}` for `{command}`, not the GTP spec's points"
-            )));
-        }
-    }
+fn prepare(
+    engine: &mut Client,
+    mirror: &mut Mirror,
+    start: &Start,
+    setup: &GameSetup,
+) -> Result<(), Fault> {
+    mirror
+        .sync(engine, start, &[], limits(setup))
+        .map_err(|e| Fault::from_sync(&e))?;
     if let Some(time) = setup.time {
-        send(engine, &time.gtp_settings())?;
+        let command = settings::time_settings(time.system(), false);
+        engine
+            .send(&command, Some(setup.move_timeout))
+            .map_err(|e| Fault::from_error(&e))?;
     }
     Ok(())
 }
 
-/// Tells `engine` that `c` played `mv`.
-fn tell(engine: &mut Client, c: Color, mv: Move, setup: &GameSetup) -> Result<(), Fault> {
-    let command = format!("play {c} {}", mv.to_vertex(setup.size));
-    engine
-        .send(&command, Some(setup.move_timeout))
-        .map(|_| ())
-        .map_err(|e| match e {
-            ClientError::Refused(why) => {
-                Fault::Illegal(format!("refused the legal move `{command}`: {why}"))
-            }
-            other => Fault::from_error(&other),
-        })
+/// Tells `engine` the moves of `game` it has not seen (the one just played).
+fn tell(
+    engine: &mut Client,
+    mirror: &mut Mirror,
+    start: &Start,
+    game: &Game,
+    setup: &GameSetup,
+) -> Result<(), Fault> {
+    mirror
+        .sync(engine, start, game.moves(), limits(setup))
+        .map_err(|e| Fault::from_sync(&e))
 }
 
 /// Asks `engine` for `c`'s move on a board of `size`; the move still has to be checked.
@@ -255,7 +261,7 @@ fn generate(
     let timeout = match &clock {
         Some(clock) => {
             let (seconds, stones) = clock.time_left();
-            let command = format!("time_left {c} {seconds} {stones}");
+            let command = settings::time_left(c, seconds as f64, stones);
             if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
                 debug!("{}: {command}: {e}", engine.label());
             }

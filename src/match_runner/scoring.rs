@@ -7,9 +7,8 @@ use log::warn;
 
 use super::engine::Contestant;
 use super::play::PlayedGame;
-use crate::board::{Color, Point};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
-use crate::gtp::engine::vertex_list;
+use crate::gtp_client::sync::{Limits, Mirror, Start};
 use crate::gtp_client::{Client, ClientError};
 
 /// How long a `final_score` may take.
@@ -56,31 +55,13 @@ pub fn decide(
 fn referee_score(played: &PlayedGame, referee: &mut Contestant) -> Result<String, String> {
     let client = referee.client().map_err(|e| e.to_string())?;
     let game = &played.game;
-    let size = game.size();
-    let mut commands = vec![
-        format!("boardsize {size}"),
-        "clear_board".to_string(),
-        format!("komi {}", game.rules().komi),
-    ];
-    let initial = game.initial_board();
-    let handicap: Vec<Point> = initial
-        .points()
-        .filter(|&p| initial.color_at(p) == Some(Color::Black))
-        .collect();
-    if !handicap.is_empty() {
-        commands.push(format!(
-            "set_free_handicap {}",
-            vertex_list(&handicap, size)
-        ));
-    }
-    commands.extend(
-        game.moves()
-            .iter()
-            .map(|&(c, mv)| format!("play {c} {}", mv.to_vertex(size))),
-    );
-    for command in &commands {
-        send(client, command).map_err(|e| format!("`{command}`: {e}"))?;
-    }
+    let limits = Limits {
+        each: SCORE_TIMEOUT,
+        by: None,
+    };
+    Mirror::new(false)
+        .sync(client, &Start::of(game), game.moves(), limits)
+        .map_err(|e| e.to_string())?;
     let answer = send(client, "final_score").map_err(|e| e.to_string())?;
     let result = normalize(&answer).ok_or_else(|| format!("final_score answered `{answer}`"));
     if result.is_err() {

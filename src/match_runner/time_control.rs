@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::game::clock::Seconds;
+use crate::game::clock::{Seconds, TimeSystem};
 
 /// Main time, then `stones` moves in every byo-yomi period of `period`.
 #[derive(Copy, Clone, Debug, PartialEq, Serialize)]
@@ -46,14 +46,17 @@ impl TimeControl {
         })
     }
 
-    /// The GTP `time_settings` command for it.
-    pub fn gtp_settings(&self) -> String {
-        format!(
-            "time_settings {} {} {}",
-            self.main.round() as u64,
-            self.period.round() as u64,
-            self.stones
-        )
+    /// As a clock's time system: absolute time without byo-yomi, else Canadian.
+    pub fn system(&self) -> TimeSystem {
+        if self.stones == 0 {
+            TimeSystem::Absolute { main: self.main }
+        } else {
+            TimeSystem::Canadian {
+                main: self.main,
+                period: self.period,
+                stones: self.stones,
+            }
+        }
     }
 }
 
@@ -131,9 +134,17 @@ mod tests {
     fn parses_absolute_and_canadian_time() {
         let t = TimeControl::parse("60+10/5").unwrap();
         assert_eq!((t.main, t.period, t.stones), (60.0, 10.0, 5));
-        assert_eq!(t.gtp_settings(), "time_settings 60 10 5");
+        assert_eq!(
+            t.system(),
+            TimeSystem::Canadian {
+                main: 60.0,
+                period: 10.0,
+                stones: 5
+            }
+        );
         let t = TimeControl::parse("300").unwrap();
         assert_eq!((t.main, t.period, t.stones), (300.0, 0.0, 0));
+        assert_eq!(t.system(), TimeSystem::Absolute { main: 300.0 });
         assert!(TimeControl::parse("0+5/1").is_ok());
         for bad in [
             "", "x", "60+10", "60+10/0", "60+0/5", "0", "-5", "60+10/x", "1e99",

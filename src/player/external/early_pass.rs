@@ -119,9 +119,24 @@ fn parse_report(line: &str, size: usize) -> Vec<Candidate> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::game::Rules;
+
+    /// A 9x9 game of two walls, Black's on column D and White's on column E but for E5, which
+    /// holds `e5` (White's wall steps out to F5), and E6, which holds `e6`.
+    pub(in crate::player::external) fn walls(e5: char, e6: char) -> Game {
+        let rows: Vec<String> = (1..=9)
+            .rev()
+            .map(|row| match row {
+                6 => format!("...X{e6}...."),
+                5 => format!("...X{e5}O..."),
+                _ => "...XO....".to_string(),
+            })
+            .collect();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        Game::from_rows(&rows, Rules::default())
+    }
 
     fn vertex(text: &str) -> Move {
         Move::parse(text, 9).unwrap()
@@ -157,21 +172,11 @@ mod tests {
 
     #[test]
     fn the_choice_skips_pass_illegal_moves_and_own_eyes() {
-        // Black owns the left, White the right; column E is dame; Black has an eye at A1.
-        let game = Game::from_rows(
-            &[
-                "...XO....",
-                "...XO....",
-                "...XO....",
-                "...XO....",
-                "...X.O...",
-                "...XO....",
-                "...XO....",
-                "XX.XO....",
-                ".X.XO....",
-            ],
-            Rules::default(),
-        );
+        // Black owns the left, White the right; E5 is dame; Black has an eye at A1.
+        let mut game = walls('.', 'O');
+        let black = |v: &str| (Point::parse(v, 9).unwrap(), Some(Color::Black));
+        game.setup(&[black("A2"), black("B2"), black("B1")])
+            .unwrap();
         let candidates = |moves: &[(&str, u64)]| {
             moves
                 .iter()
@@ -206,31 +211,13 @@ mod tests {
 
     #[test]
     fn dame_and_ataris_are_open_and_a_finished_game_is_not() {
-        let rows = |e5: char, e6: char| {
-            let row5 = format!("...X{e5}O...");
-            let row6 = format!("...X{e6}....");
-            Game::from_rows(
-                &[
-                    "...XO....",
-                    "...XO....",
-                    "...XO....",
-                    &row6,
-                    &row5,
-                    "...XO....",
-                    "...XO....",
-                    "...XO....",
-                    "...XO....",
-                ],
-                Rules::default(),
-            )
-        };
         // E5 is dame between the two walls.
-        let dame = rows('.', 'O');
+        let dame = walls('.', 'O');
         let e5 = Point::new(9, 4, 4);
         assert_eq!(open_points(&dame, Color::Black), vec![e5]);
         assert_eq!(open_points(&dame, Color::White), vec![e5]);
         // Filled: settled.
-        assert!(open_points(&rows('X', 'O'), Color::White).is_empty());
+        assert!(open_points(&walls('X', 'O'), Color::White).is_empty());
         // Black's E5 is in atari (D5 connects it): open whether the scorer saves it or not.
         let atari = Game::from_rows(
             &[

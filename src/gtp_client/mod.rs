@@ -12,6 +12,12 @@
 //! outside a response count towards the next one), and the reader hands at most a few lines
 //! ahead to the client (beyond that the child waits on its pipe). A response over a limit is
 //! [`ClientError::Garbled`]; the rest of it is read and dropped.
+//!
+//! [`sync`] keeps an engine's board in step with a game; [`settings`] is the GTP text of the
+//! rules and the clock that an engine is told.
+
+pub mod settings;
+pub mod sync;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
