@@ -172,7 +172,38 @@ fn gogui_views_share_one_search() {
             "tengen-winrate"
         ]
     );
-    let started = Instant::now();
+    // The views are drawn from one search of the position, so they agree with each other:
+    // the visits add up to the playouts the win rate counts, the best move heads the visits
+    // and the line, and the win rate asked again is the same text. A search per view would
+    // run for its own time and count other playouts.
+    let winrate = engine.ok("tengen-winrate w");
+    let playouts: u64 = winrate
+        .split_once(" (")
+        .and_then(|(_, rest)| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no playouts in {winrate}"));
+    let best = winrate
+        .strip_prefix("White: ")
+        .and_then(|rest| rest.split(" with ").nth(1))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("no best move in {winrate}"))
+        .to_string();
+    let visits = engine.ok("tengen-visits w");
+    let words: Vec<&str> = visits.split(' ').collect();
+    let counted: u64 = words
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|n| n.parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(counted, playouts, "visits {visits}\nwin rate {winrate}");
+    assert_eq!(words[0], best, "{visits}");
+    let pv = engine.ok("tengen-pv w");
+    assert_eq!(
+        pv.split(' ').take(2).collect::<Vec<_>>(),
+        ["w", &best],
+        "{pv}"
+    );
     let ownership = engine.ok("tengen-ownership w");
     let rows: Vec<Vec<f64>> = ownership
         .lines()
@@ -182,16 +213,8 @@ fn gogui_views_share_one_search() {
     assert!(rows.iter().all(|r| r.len() == 9));
     // E5 (row 5 from the top, column 5) holds Black's stone.
     assert!(rows[4][4] > 0.5, "{ownership}");
-    let first = started.elapsed();
-    let visits = engine.ok("tengen-visits w");
-    let pv = engine.ok("tengen-pv w");
-    assert!(pv.starts_with("w "), "{pv}");
-    assert!(visits.starts_with(&pv[2..pv[2..].find(' ').map_or(pv.len(), |i| i + 2)]));
-    assert!(engine.ok("tengen-winrate w").starts_with("White: "));
-    eprintln!(
-        "first view {first:?}, the other three {:?}",
-        started.elapsed() - first
-    );
+    assert_eq!(engine.ok("tengen-winrate w"), winrate);
+    assert_eq!(engine.ok("tengen-visits w"), visits);
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! TENGEN_BLESS=1 cargo test --release --test golden
 //! ```
 //!
-//! and the diff of expected.txt shows what moved.
+//! and the diff of expected.txt shows what moved. Any other value of `TENGEN_BLESS` compares.
 
 mod common;
 
@@ -198,7 +198,7 @@ fn seeded_searches_match_the_recorded_moves_and_visits() {
         writeln!(actual, "{}", search(position, &config)).unwrap();
     }
     std::fs::remove_dir_all(&dir).ok();
-    if std::env::var_os("TENGEN_BLESS").is_some() {
+    if common::bless() {
         std::fs::write(expected_path(), &actual).unwrap();
         eprintln!("golden: wrote {}", expected_path().display());
         return;
@@ -216,4 +216,13 @@ fn seeded_searches_match_the_recorded_moves_and_visits() {
         "the search changed (regenerate with TENGEN_BLESS=1 if on purpose):\n{}",
         differences.join("\n")
     );
+}
+
+#[test]
+fn only_tengen_bless_1_rewrites() {
+    assert!(common::blesses(Some("1".as_ref())));
+    for value in ["", "0", "true", "yes", " 1", "1 "] {
+        assert!(!common::blesses(Some(value.as_ref())), "{value:?}");
+    }
+    assert!(!common::blesses(None));
 }

@@ -364,6 +364,14 @@ fn a_match_against_gnu_go_is_refereed_and_recorded() {
     }
 }
 
+/// A record no engine of the resumed match would write: easy (engine A, White in game 2)
+/// winning on time after three moves, under a comment of the test's.
+const PLANTED_GAME_2: &str =
+    "(;GM[1]FF[4]SZ[9]KM[7]RE[W+T]C[planted by the test];B[ee];W[cc];B[gg])";
+
+/// A record without a result: a game of an earlier run that did not finish.
+const UNFINISHED_GAME_3: &str = "(;GM[1]FF[4]SZ[9]KM[7];B[ee])";
+
 #[test]
 fn a_match_resumes_from_its_sgf_directory() {
     let dir = scratch_dir("match-resume");
@@ -382,28 +390,62 @@ fn a_match_resumes_from_its_sgf_directory() {
     };
     let first_args = args("2");
     let first = json_match(&first_args.iter().map(String::as_str).collect::<Vec<_>>());
-    let mut resumed_args = args("3");
+    let record = |number: u64| {
+        std::fs::read_to_string(dir.join(format!("game-{number:04}.sgf"))).expect("a record")
+    };
+    let game_1 = record(1);
+    std::fs::write(dir.join("game-0002.sgf"), PLANTED_GAME_2).unwrap();
+    std::fs::write(dir.join("game-0003.sgf"), UNFINISHED_GAME_3).unwrap();
+    let mut resumed_args = args("4");
     resumed_args.push("--resume".into());
     let resumed = json_match(&resumed_args.iter().map(String::as_str).collect::<Vec<_>>());
     let games = resumed["games"].as_array().unwrap();
-    assert_eq!(games.len(), 3);
-    for old in first["games"].as_array().unwrap() {
-        let again = games
+    let numbers: Vec<u64> = games
+        .iter()
+        .map(|g| g["number"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers.len(), 4, "{numbers:?}");
+    let game = |number: u64| {
+        let found: Vec<&Value> = games.iter().filter(|g| g["number"] == number).collect();
+        assert_eq!(found.len(), 1, "game {number} once in {resumed}");
+        found[0]
+    };
+    // A read-back game generated no moves this run; a played one did.
+    let generated = |g: &Value| {
+        g["generated"]
+            .as_array()
+            .unwrap()
             .iter()
-            .find(|g| g["number"] == old["number"])
-            .expect("the earlier game is kept");
-        assert_eq!(again["result"], old["result"]);
-        assert_eq!(again["a_is_black"], old["a_is_black"]);
+            .map(|n| n.as_u64().unwrap())
+            .sum::<u64>()
+    };
+    // Game 1 is read back as the first run recorded it, its record untouched.
+    let old = &first["games"][0];
+    assert_eq!(old["number"], 1);
+    assert_eq!(game(1)["result"], old["result"]);
+    assert_eq!(game(1)["a_is_black"], old["a_is_black"]);
+    assert_eq!(game(1)["moves"], old["moves"]);
+    assert_eq!(generated(game(1)), 0, "game 1 was played again");
+    assert_eq!(record(1), game_1);
+    // Game 2 is the planted record: its result, comment and moves, a timeout against
+    // medium, and the file left as it was.
+    assert_eq!(game(2)["result"], "W+T", "game 2 was played again");
+    assert_eq!(game(2)["decided_by"], "planted by the test");
+    assert_eq!(game(2)["moves"], 3);
+    assert_eq!(game(2)["a_is_black"], false);
+    assert_eq!(generated(game(2)), 0);
+    assert_eq!(record(2), PLANTED_GAME_2);
+    assert_eq!(engine_stat(&resumed, 1, &["faults", "timeouts"]), 1);
+    // Games 3 (its record had no result) and 4 (none) are played and recorded.
+    for number in [3, 4] {
+        assert!(generated(game(number)) > 0, "game {number} was not played");
+        let result = game(number)["result"].as_str().unwrap();
+        assert!(record(number).contains(&format!("RE[{result}]")));
     }
-    assert_eq!(
-        games.iter().filter(|g| g["number"] == 3).count(),
-        1,
-        "only the missing game was played"
-    );
     assert_eq!(
         engine_stat(&resumed, 0, &["total", "wins"])
             + engine_stat(&resumed, 1, &["total", "wins"])
             + engine_stat(&resumed, 0, &["total", "draws"]),
-        3
+        4
     );
 }

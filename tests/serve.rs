@@ -115,29 +115,62 @@ impl Drop for Server {
 
 /// One HTTP/1.1 request on a fresh connection: status, headers and body.
 fn request(address: &str, method: &str, path: &str, body: Option<&str>) -> (u16, String, String) {
-    let mut stream = TcpStream::connect(address).expect("connect");
+    match try_request(address, method, path, body) {
+        Ok(answer) => answer,
+        Err(Unanswered::Unsent(e) | Unanswered::Cut(e)) => panic!("{method} {path}: {e}"),
+    }
+}
+
+/// A request that got no answer.
+#[derive(Debug)]
+enum Unanswered {
+    /// It could not be sent: no connection, or the write failed.
+    Unsent(String),
+    /// It was sent, and the connection ended before a whole answer.
+    Cut(String),
+}
+
+/// [`request`], or why no answer came.
+fn try_request(
+    address: &str,
+    method: &str,
+    path: &str,
+    body: Option<&str>,
+) -> Result<(u16, String, String), Unanswered> {
+    let unsent = |e: std::io::Error| Unanswered::Unsent(e.to_string());
+    let mut stream = TcpStream::connect(address).map_err(unsent)?;
     stream
         .set_read_timeout(Some(Duration::from_secs(120)))
-        .unwrap();
+        .map_err(unsent)?;
     let body = body.unwrap_or("");
     write!(
         stream,
         "{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
-    .unwrap();
+    .map_err(unsent)?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read the response");
-    let text = String::from_utf8(raw).expect("UTF-8 response");
-    let (head, rest) = text.split_once("\r\n\r\n").expect("a header");
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let read = stream.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let cut = |why: &str| Unanswered::Cut(format!("{why} after {} bytes", raw.len()));
+    if let Err(e) = read {
+        return Err(cut(&e.to_string()));
+    }
+    let (head, rest) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| cut("no header"))?;
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| cut("no status"))?;
     let head = head.to_ascii_lowercase();
     let body = if head.contains("transfer-encoding: chunked") {
         dechunk(rest)
     } else {
         rest.to_string()
     };
-    (status, head, body)
+    Ok((status, head, body))
 }
 
 fn dechunk(mut text: &str) -> String {
@@ -507,25 +540,59 @@ fn a_client_holds_at_most_eight_unfinished_games() {
     server.open(body);
 }
 
+/// Requests sent back to back before a refusal is called missing: nominally a few milliseconds
+/// each, so a limiter of one a second with a burst of two refuses one of them unless they take
+/// eight seconds, hundreds of times their nominal time.
+const TRIES: u32 = 10;
+
 #[test]
 fn a_client_over_its_request_rate_is_told_to_wait() {
     let dir = TempDir::new("rate");
     // One request a second: a burst of 2, then one a second.
     let server = Server::start(&dir.0, &["--requests-per-client", "1"]);
+    let started = Instant::now();
     let state = server.open(json!({"client": "carol", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}", key(&state));
-    assert_eq!(server.get(&path).0, 200);
-    let (status, headers, body) = server.request("GET", &path, None);
-    assert_eq!(status, 429, "{body}");
+    // Requests until one is refused: at least the burst is served, and no more than the
+    // bucket held at the start and refilled since, however slowly they went.
+    let mut served: u32 = 1;
+    let (headers, body) = loop {
+        let (status, headers, body) = server.request("GET", &path, None);
+        match status {
+            200 => served += 1,
+            429 => break (headers, body),
+            _ => panic!("{status} {body}"),
+        }
+        assert!(served < TRIES, "{served} requests served, none refused");
+    };
+    let seconds = started.elapsed().as_secs_f64();
+    assert!(
+        (2.0..=2.0 + seconds).contains(&f64::from(served)),
+        "{served} requests served in {seconds:.3} s"
+    );
     let answer: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(answer["field"], "client", "{answer}");
     let wait = answer["retry_after_ms"].as_u64().expect("retry_after_ms");
     assert!((1..=1000).contains(&wait), "{answer}");
     assert!(headers.contains("retry-after: 1"), "{headers}");
-    // Another client is not held up; a game's moves count against its client too.
+    // Another client is not held up.
     server.open(json!({"client": "dave", "size": 9, "level": "easy", "color": "B"}));
-    let (status, _) = server.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
-    assert_eq!(status, 429);
+    // A game's moves count against its client too: sent with a stale number, they are refused
+    // for the number (409) while the client has tokens, then for the rate.
+    let stale = json!({"move": "E5", "number": 3});
+    let mut wait = None;
+    for _ in 0..TRIES {
+        let (status, answer) = server.post(&format!("{path}/moves"), stale.clone());
+        match status {
+            409 => continue,
+            429 => {
+                wait = answer["retry_after_ms"].as_u64();
+                break;
+            }
+            _ => panic!("{status} {answer}"),
+        }
+    }
+    let wait = wait.expect("a move refused for the rate");
     // After the wait it named, the client is served again.
     std::thread::sleep(Duration::from_millis(wait + 50));
     let (status, answer) =
@@ -563,49 +630,194 @@ fn undo_takes_back_the_clients_move_and_the_reply() {
     assert_eq!(status, 409);
 }
 
+/// What a client playing one game until the server went away was told: the moves of the last
+/// state it was sent, and how each move it sent fared.
+#[derive(Debug)]
+struct Tally {
+    key: String,
+    acknowledged: Vec<String>,
+    /// Moves sent.
+    sent: usize,
+    /// Moves answered 200.
+    accepted: usize,
+    /// Moves answered with an error (all sent with a stale number, on purpose).
+    refused: usize,
+    /// The move whose request got no answer, which ended the client's play.
+    unanswered: Option<(String, Unanswered)>,
+}
+
+/// Plays Black in the game `key` (9x9, its state `state`) until a move goes unanswered: random
+/// sensible moves, then passes; before every third move, the same move with a stale number,
+/// which must be refused. Counts each answer in `accepted` as it comes.
+fn play_until_cut_off(
+    address: &str,
+    state: Value,
+    seed: u64,
+    accepted: &std::sync::atomic::AtomicUsize,
+) -> Tally {
+    let key = key(&state);
+    let path = format!("/api/games/{key}/moves");
+    let mut tally = Tally {
+        key,
+        acknowledged: moves(&state),
+        sent: 0,
+        accepted: 0,
+        refused: 0,
+        unanswered: None,
+    };
+    let mut mirror = Game::new(9, Rules::chinese(7.5));
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut number = state["number"].as_u64().unwrap();
+    while tally.unanswered.is_none() {
+        let choices = sensible_moves(&mirror, Color::Black);
+        let mv = if number > 60 || choices.is_empty() {
+            Move::Pass
+        } else {
+            Move::Play(choices[rng.random_range(0..choices.len())])
+        };
+        let vertex = mv.to_vertex(9);
+        let stale = tally.sent.is_multiple_of(3);
+        let sent_number = if stale { number + 2 } else { number };
+        let body = json!({"move": vertex, "number": sent_number}).to_string();
+        tally.sent += 1;
+        let (status, next) = match try_request(address, "POST", &path, Some(&body)) {
+            Ok((status, _, text)) => (status, serde_json::from_str::<Value>(&text).unwrap()),
+            Err(e) => {
+                tally.unanswered = Some((vertex, e));
+                break;
+            }
+        };
+        if stale {
+            assert_eq!(status, 409, "{next}");
+            tally.refused += 1;
+            continue;
+        }
+        assert_eq!(status, 200, "{next}");
+        tally.accepted += 1;
+        accepted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        mirror.play(Color::Black, mv).unwrap();
+        if let Some(reply) = next["reply"].as_str() {
+            mirror
+                .play(Color::White, Move::parse(reply, 9).unwrap())
+                .unwrap();
+        }
+        tally.acknowledged = moves(&next);
+        number = next["number"].as_u64().unwrap();
+        assert!(
+            !next["over"].as_bool().unwrap(),
+            "the game ended before the kill: {next}"
+        );
+    }
+    tally
+}
+
 #[test]
 fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let dir = TempDir::new("restart");
-    let server = Server::start(&dir.0, &[]);
-    let mut keys = Vec::new();
-    let mut last = Vec::new();
-    for (i, color) in ["B", "W"].iter().enumerate() {
-        let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": color}));
-        let key = key(&state);
-        let mut state = state;
-        if *color == "W" {
-            state = server
-                .post(&format!("/api/games/{key}/genmove"), json!({"number": 1}))
-                .1;
+    // The slow level thinks for a minute on one thread: a move sent in its game is still
+    // unanswered when the kill comes.
+    std::fs::write(
+        dir.0.join("slow.toml"),
+        "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\nthreads = 1\nbook = false\n",
+    )
+    .unwrap();
+    let args = [
+        "--config",
+        "slow.toml",
+        "--workers",
+        "4",
+        "--move-time",
+        "60",
+    ];
+    let server = Server::start(&dir.0, &args);
+    // Three clients play easy games as fast as they are answered; a fourth plays the slow one.
+    let accepted = AtomicUsize::new(0);
+    let address = server.address.clone();
+    let mut slow_key = String::new();
+    let tallies = std::thread::scope(|scope| {
+        let mut clients = Vec::new();
+        for (n, level) in ["easy", "easy", "easy", "slow"].into_iter().enumerate() {
+            let state = server
+                .open(json!({"client": format!("c{n}"), "size": 9, "level": level, "color": "B"}));
+            slow_key = key(&state);
+            let (address, accepted) = (&address, &accepted);
+            clients
+                .push(scope.spawn(move || play_until_cut_off(address, state, n as u64, accepted)));
         }
-        for vertex in ["A1", "J9", "A9", "J1"].iter().skip(i) {
-            let number = state["number"].clone();
-            let (status, next) = server.post(
-                &format!("/api/games/{key}/moves"),
-                json!({"move": vertex, "number": number}),
+        // Kill when the easy games have moves acknowledged and more on their way, and the
+        // slow game's first move is stored and its reply being searched.
+        let start = Instant::now();
+        while accepted.load(Ordering::SeqCst) < 13
+            || moves(&server.get(&format!("/api/games/{slow_key}")).1).is_empty()
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "no moves accepted"
             );
-            if status == 200 {
-                state = next;
-            }
+            std::thread::sleep(Duration::from_millis(20));
         }
-        keys.push(key);
-        last.push(state);
-    }
-    server.kill();
-    let server = Server::start(&dir.0, &[]);
-    for (key, state) in keys.iter().zip(&last) {
-        let (status, read) = server.get(&format!("/api/games/{key}"));
+        server.kill();
+        clients
+            .into_iter()
+            .map(|c| c.join().unwrap())
+            .collect::<Vec<Tally>>()
+    });
+    eprintln!("{tallies:#?}");
+    let server = Server::start(&dir.0, &args);
+    for tally in &tallies {
+        let (status, read) = server.get(&format!("/api/games/{}", tally.key));
         assert_eq!(status, 200, "{read}");
-        assert_eq!(read["moves"], state["moves"]);
-        assert_eq!(read["board"], state["board"]);
-        assert_eq!(read["captures"], state["captures"]);
-        // Play goes on from the next number.
+        let stored = moves(&read);
+        // Every move sent was either accepted, refused, or left unanswered by the kill.
+        let (vertex, _) = tally.unanswered.as_ref().expect("play ended by the kill");
+        assert_eq!(tally.sent, tally.accepted + tally.refused + 1, "{tally:?}");
+        assert!(tally.refused >= 1, "{tally:?}");
+        // The acknowledged moves are all there; beyond them, at most the unanswered move and
+        // the AI's reply to it; no refused move.
+        assert_eq!(
+            stored[..tally.acknowledged.len().min(stored.len())],
+            tally.acknowledged[..],
+            "{tally:?}"
+        );
+        let extra = &stored[tally.acknowledged.len()..];
+        assert!(
+            extra.len() <= 2 && extra.first().is_none_or(|m| m == vertex),
+            "{tally:?} stored {stored:?}"
+        );
+    }
+    // The easy games go on from the next number (the AI's reply first where the kill came
+    // before it).
+    for tally in &tallies[..3] {
+        let path = format!("/api/games/{}", tally.key);
+        let mut read = server.get(&path).1;
+        if read["your_turn"] == false {
+            let (status, state) = server.post(
+                &format!("{path}/genmove"),
+                json!({"number": read["number"]}),
+            );
+            assert_eq!(status, 200, "{state}");
+            read = state;
+        }
         let (status, next) = server.post(
-            &format!("/api/games/{key}/moves"),
+            &format!("{path}/moves"),
             json!({"move": "pass", "number": read["number"]}),
         );
         assert_eq!(status, 200, "{next}");
     }
+    // The three easy games had moves acknowledged. The slow game's move was stored, then
+    // its answer cut off by the kill: it is there after the restart, though never
+    // acknowledged.
+    assert!(tallies[..3].iter().map(|t| t.accepted).sum::<usize>() >= 13);
+    let slow = &tallies[3];
+    assert_eq!((slow.accepted, slow.refused), (0, 1), "{slow:?}");
+    let Some((vertex, Unanswered::Cut(_))) = &slow.unanswered else {
+        panic!("the slow game's move was not cut off: {slow:?}");
+    };
+    assert_eq!(
+        moves(&server.get(&format!("/api/games/{slow_key}")).1),
+        [vertex.as_str()]
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! over pipes.
 #![allow(dead_code)] // each test file uses a different part
 
+use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -145,4 +146,16 @@ pub fn gnugo() -> PathBuf {
         }
         None => panic!("GNU Go is required (TENGEN_REQUIRE_EXTERNAL=1) but not installed"),
     }
+}
+
+/// Whether this run rewrites the recorded results it checks (the golden searches, the list of
+/// known failures) instead of comparing with them: `TENGEN_BLESS=1`.
+pub fn bless() -> bool {
+    blesses(std::env::var_os("TENGEN_BLESS").as_deref())
+}
+
+/// Whether `TENGEN_BLESS` set to `value` rewrites: `1` only; unset, empty, `0` or anything else
+/// compares.
+pub fn blesses(value: Option<&OsStr>) -> bool {
+    value.is_some_and(|v| v == "1")
 }
