@@ -21,6 +21,7 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
+use tengen::player::levels;
 use tengen::regress::{self, RegressOptions};
 use tengen::search::{MAX_PLAYOUTS, MAX_THREADS};
 use tengen::train::{self, TrainOptions};
@@ -532,7 +533,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => config.player(level_config),
+        Ok(level_config) => levels::player(&config, level_config),
         Err(e) => return fail(&e),
     };
     for line in config.unset_variables_for(&level) {
@@ -777,7 +778,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
             ..SearchOverrides::default()
         };
         let config = config.clone().with_search_overrides(overrides);
-        config.player(&level.with_overrides(overrides))
+        levels::player(&config, &level.with_overrides(overrides))
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS

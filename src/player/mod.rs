@@ -8,6 +8,7 @@
 pub mod external;
 pub mod fallback;
 pub mod heuristic;
+pub mod levels;
 pub mod mcts;
 pub mod random;
 
