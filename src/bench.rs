@@ -15,8 +15,8 @@ use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::clock::Seconds;
 use crate::game::{Game, Rules};
-use crate::player::{levels, plain_move};
-use crate::search::{self, Budget, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
+use crate::player::{Budget, levels, plain_move};
+use crate::search::{self, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
 use crate::sgf;
 
 /// A playout policy to measure.

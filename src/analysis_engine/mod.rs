@@ -20,8 +20,9 @@ use serde_json::{Value, json};
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Seconds;
 use crate::lines::{read_bounded, without_newline};
+use crate::player::{AnalysisRequest, Budget, Report};
 use crate::player::{Player, PlayerError, Update};
-use crate::search::{AnalysisRequest, Budget, MAX_PLAYOUTS, Report, move_priors};
+use crate::search::{MAX_PLAYOUTS, move_priors};
 use query::{Defaults, Job, QueryError};
 
 /// How the analysis engine runs.

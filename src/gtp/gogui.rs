@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::board::{Color, Move, Point};
-use crate::search::Report;
+use crate::player::Report;
 
 /// How long the search behind the views runs (`# interrupt` ends it sooner).
 pub const SEARCH_TIME: Duration = Duration::from_secs(2);
@@ -98,7 +98,7 @@ fn vertex(p: Point, size: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{MoveInfo, RootInfo, ScoreStats};
+    use crate::player::{MoveInfo, RootInfo, ScoreStats};
 
     fn report() -> Report {
         let d4 = Move::parse("B2", 3).unwrap();

@@ -3,7 +3,8 @@
 //! means the same thing everywhere.
 //!
 //! The vocabulary of budgets and reports ([`Budget`], [`Report`] and its parts) is the
-//! search's, the lowest layer that makes reports; every player speaks it.
+//! search's, the lowest layer that makes reports; every player speaks it, and front ends take
+//! it from here, so that driving a player needs no other layer.
 
 pub mod external;
 pub mod fallback;
