@@ -23,7 +23,7 @@ use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
 use tengen::player::levels;
 use tengen::regress::{self, RegressOptions};
-use tengen::search::{MAX_PLAYOUTS, MAX_THREADS};
+use tengen::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::train::{self, TrainOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
@@ -206,9 +206,9 @@ struct ServeArgs {
     /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// AI moves computed at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    workers: Option<u16>,
+    /// AI moves computed at once (default and 0: every core; at most 1024).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = threads())]
+    workers: usize,
     /// Unfinished games one client may hold; one more is refused with 429.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_games_per_client: u32,
@@ -564,12 +564,11 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     if args.idle_timeout.is_zero() {
         return fail(&"--idle-timeout must be longer than 0s");
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let options = tengen::serve::ServeOptions {
         bind: args.bind,
         store: args.store,
         config,
-        workers: args.workers.map_or(cores, usize::from),
+        workers: thread_count(args.workers),
         max_games_per_client: args.max_games_per_client as usize,
         requests_per_client: args.requests_per_client,
         idle_timeout: args.idle_timeout,
@@ -585,10 +584,9 @@ fn run_serve(args: ServeArgs) -> ExitCode {
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = thread_count(0);
     let threads = match args.threads {
-        Some(0) => vec![cores],
-        Some(n) => vec![n],
+        Some(n) => vec![thread_count(n)],
         None if cores > 1 => vec![1, cores],
         None => vec![1],
     };
@@ -774,7 +772,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     let players = |options: &EngineOptions| {
         // Analysis only: pondering never applies.
         let overrides = SearchOverrides {
-            threads: Some(options.search_threads.max(1)),
+            threads: Some(options.search_threads),
             ..SearchOverrides::default()
         };
         let config = config.clone().with_search_overrides(overrides);
