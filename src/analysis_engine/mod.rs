@@ -390,7 +390,7 @@ fn reply(job: &Job, color: Color, report: &Report) -> Value {
             "scoreSelfplay": score(root_mean),
             "scoreStdev": report.root.score.map_or(0.0, |s| f64::from(s.stdev)),
             "utility": 2.0 * rate(report.root.winrate) - 1.0,
-            "currentPlayer": if color == Color::Black { "B" } else { "W" },
+            "currentPlayer": color.letter(),
         },
     });
     if let Some(ownership) = &report.ownership {

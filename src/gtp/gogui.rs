@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::board::{Color, Move, Point};
+use crate::board::Color;
 use crate::player::Report;
 
 /// How long the search behind the views runs (`# interrupt` ends it sooner).
@@ -54,7 +54,7 @@ pub fn render(view: View, report: &Report, color: Color, size: usize) -> String 
             .moves
             .iter()
             .filter_map(|m| m.mv.point().map(|p| (p, m.visits)))
-            .map(|(p, visits)| format!("{} {visits}", vertex(p, size)))
+            .map(|(p, visits)| format!("{} {visits}", p.to_vertex(size)))
             .collect::<Vec<_>>()
             .join(" "),
         View::Variation => {
@@ -90,14 +90,10 @@ pub fn render(view: View, report: &Report, color: Color, size: usize) -> String 
     }
 }
 
-/// A point's vertex.
-fn vertex(p: Point, size: usize) -> String {
-    Move::Play(p).to_vertex(size)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Move;
     use crate::player::{MoveInfo, RootInfo, ScoreStats};
 
     fn report() -> Report {

@@ -7,9 +7,8 @@ use log::warn;
 
 use super::engine::Contestant;
 use super::play::PlayedGame;
-use crate::board::{Color, Point};
+use crate::board::{Color, Point, vertex_list};
 use crate::game::score::{Assessment, DEFAULT_PLAYOUTS, format_result};
-use crate::gtp::engine::vertex_list;
 use crate::gtp_client::{Client, ClientError};
 
 /// How long a `final_score` may take.

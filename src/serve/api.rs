@@ -852,7 +852,7 @@ fn analysis_json(
     json!({
         "key": game.key,
         "number": game.next_number(),
-        "to_move": super::game::color_letter(game.game.to_move()).to_string(),
+        "to_move": game.game.to_move().letter().to_string(),
         "level": game.level,
         "playouts": report.root.visits,
         "max_playouts": limits.playouts,
