@@ -541,13 +541,10 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     }
     info!("playing at level {level}");
     let engine = Engine::new(player).with_lag_reserve(config.lag_reserve);
-    match gtp::serve(engine, io::stdin(), io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(
+        gtp::serve(engine, io::stdin(), io::stdout().lock()),
+        "tengen",
+    )
 }
 
 fn run_serve(args: ServeArgs) -> ExitCode {
@@ -574,13 +571,7 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         idle_timeout: args.idle_timeout,
         move_time,
     };
-    match tengen::serve::run(options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen serve: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(tengen::serve::run(options), "tengen serve")
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
@@ -602,13 +593,10 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         seconds: args.seconds,
         json: args.json,
     };
-    match bench::run(&options, &mut io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(
+        bench::run(&options, &mut io::stdout().lock()),
+        "tengen bench",
+    )
 }
 
 fn run_match(args: MatchArgs) -> ExitCode {
@@ -644,13 +632,7 @@ fn run_match(args: MatchArgs) -> ExitCode {
     } else {
         write!(out, "{report}")
     };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen match: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(written, "tengen match")
 }
 
 fn run_train(args: TrainArgs) -> ExitCode {
@@ -857,6 +839,17 @@ fn save_book(book: &book::Book, path: &Path) -> Result<(), String> {
     std::fs::write(&temporary, book.to_text())
         .and_then(|()| std::fs::rename(&temporary, path))
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Success, or `result`'s error on stderr after `command` (`tengen serve`) and exit code 1.
+fn exit_code(result: Result<(), impl std::fmt::Display>, command: &str) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// A configuration problem: one line on stderr, exit code 2.
