@@ -57,6 +57,26 @@ pub trait Player: Send {
     }
 }
 
+/// A player that picks its move from the position alone and at once: it has no use for a
+/// budget, reports nothing, never resigns and does not analyse (the easy and medium levels).
+/// Every such picker is a [`Player`].
+pub trait MovePicker: Send {
+    /// What `color` plays in `game` (which is not changed).
+    fn pick(&mut self, game: &Game, color: Color) -> Move;
+}
+
+impl<T: MovePicker> Player for T {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _budget: &Budget,
+        _progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        Ok(Answer::Move(self.pick(game, color)))
+    }
+}
+
 /// A level's player, with another player (made on first use) analysing for it when it
 /// cannot: a level such as `easy` answers analysis commands with the `mcts` level's search.
 pub struct WithAnalyst {
