@@ -15,8 +15,8 @@ use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::clock::Seconds;
 use crate::game::{Game, Rules};
-use crate::player::plain_move;
-use crate::search::{self, Budget, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
+use crate::player::{Budget, levels, plain_move};
+use crate::search::{self, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
 use crate::sgf;
 
 /// A playout policy to measure.
@@ -163,7 +163,10 @@ fn positions(options: &BenchOptions) -> Result<Vec<(String, Game)>, BenchError> 
 
 /// A reproducible midgame position: the medium level (seeded) plays a third of the points.
 fn midgame(size: usize) -> Game {
-    let mut player = LevelConfig::Heuristic { seed: Some(7) }.build(&Config::default());
+    let mut player = levels::build(
+        &Config::default(),
+        &LevelConfig::Heuristic { seed: Some(7) },
+    );
     let mut game = Game::new(size, Rules::default());
     for _ in 0..size * size / 3 {
         let color = game.to_move();
@@ -295,7 +298,7 @@ fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Me
 
 /// Times `moves` genmoves of a level playing both sides of a game on `size`.
 fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> Measurement {
-    let mut player = level.build(&Config::default());
+    let mut player = levels::build(&Config::default(), level);
     let mut game = Game::new(size, Rules::default());
     let mut total = Duration::ZERO;
     let mut worst = Duration::ZERO;

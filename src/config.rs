@@ -1,5 +1,6 @@
-//! `engines.toml`: the levels and the players behind them. A user's file layers over the
-//! built-in defaults, so `easy` and `medium` exist unless the file redefines them.
+//! `engines.toml`: the levels and the engines behind them, read and checked (players are made
+//! from them by [`crate::player::levels`]). A user's file layers over the built-in defaults,
+//! so `easy` and `medium` exist unless the file redefines them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -9,12 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::game::clock::DEFAULT_LAG_RESERVE;
-use crate::player::external::ExternalEngine;
-use crate::player::fallback::FallbackPlayer;
-use crate::player::heuristic::HeuristicPlayer;
-use crate::player::mcts::MctsPlayer;
-use crate::player::random::RandomPlayer;
-use crate::player::{Player, WithAnalyst};
+use crate::locate::{self, KATAGO, is_present};
 use crate::search::SearchSettings;
 
 /// The file looked for in the working directory when no `--config` is given.
@@ -22,9 +18,6 @@ pub const DEFAULT_FILE: &str = "engines.toml";
 
 /// The environment variable naming the config file (after `--config`).
 pub const CONFIG_VAR: &str = "TENGEN_CONFIG";
-
-/// The engine the built-in `hard` and `expert` levels play through.
-const KATAGO: &str = "katago";
 
 /// The level whose player analyses for levels that cannot.
 pub const ANALYST_LEVEL: &str = "mcts";
@@ -106,46 +99,6 @@ pub struct EngineConfig {
 }
 
 impl LevelConfig {
-    /// A fresh player for this level; `config` resolves external engines and fallback levels.
-    pub fn build(&self, config: &Config) -> Box<dyn Player> {
-        match self {
-            &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
-            &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
-            LevelConfig::Mcts(settings) => Box::new(MctsPlayer::new(settings.clone())),
-            LevelConfig::External(ExternalLevel {
-                engine,
-                fallback,
-                move_timeout_ms,
-                avoid_early_pass,
-                only_if_present: _,
-            }) => {
-                let command = config
-                    .engines
-                    .get(engine)
-                    .map(|e| config.expand_command(&e.command));
-                let effective = self.effective(config);
-                if !std::ptr::eq(effective, self) {
-                    log::info!("engine {engine} is not present: its level plays as its fallback");
-                    return effective.build(config);
-                }
-                let timeout = Duration::from_millis(move_timeout_ms.unwrap_or(10_000));
-                let external = ExternalEngine::new(engine, command, timeout)
-                    .with_avoid_early_pass(avoid_early_pass.unwrap_or(true));
-                let mut chain: Vec<Box<dyn Player>> = vec![Box::new(external)];
-                chain.extend(
-                    fallback
-                        .iter()
-                        .filter_map(|name| config.levels.get(name))
-                        .map(|level| level.build(config)),
-                );
-                if chain.len() == 1 {
-                    chain.push(Box::new(HeuristicPlayer::new(None)));
-                }
-                Box::new(FallbackPlayer::new(chain, timeout))
-            }
-        }
-    }
-
     /// What plays at this level, in a few words (for `tengen config`).
     pub fn describe(&self, config: &Config) -> String {
         let kind = match self {
@@ -463,19 +416,6 @@ impl Config {
         self
     }
 
-    /// The player of `level`, analysing with the `mcts` level's player (the built-in one
-    /// unless the file redefines it) where it cannot itself.
-    pub fn player(&self, level: &LevelConfig) -> Box<dyn Player> {
-        let config = self.clone();
-        Box::new(WithAnalyst::new(
-            level.build(self),
-            Box::new(move || match config.levels.get(ANALYST_LEVEL) {
-                Some(analyst) => analyst.build(&config),
-                None => Box::new(MctsPlayer::new(SearchSettings::default())),
-            }),
-        ))
-    }
-
     /// The level called `name`.
     pub fn level(&self, name: &str) -> Result<&LevelConfig, ConfigError> {
         self.levels.get(name).ok_or_else(|| {
@@ -665,76 +605,24 @@ impl Config {
     }
 }
 
-/// The user's config file: `tengen/engines.toml` in the platform's config directory.
+/// The user's config file: `engines.toml` in tengen's directory of the platform's config
+/// directory.
 pub fn user_file() -> Option<PathBuf> {
-    dirs::config_dir().map(|dir| dir.join("tengen").join(DEFAULT_FILE))
+    locate::config_dir().map(|dir| dir.join(DEFAULT_FILE))
 }
 
-/// The built-in `katago` engine's command: `katago gtp -model M -config C` with the program
-/// found on `PATH`, the model in `$KATAGO_MODEL` or else a network file (`*.bin.gz`,
-/// `*.txt.gz`) beside the program, the config in `$KATAGO_CONFIG` or else a `*.cfg` beside
-/// it (`default_gtp.cfg` or `gtp_example.cfg` first). What is not found stays a `${VAR}`, so
-/// the levels that use it know KataGo is not present.
+/// The built-in `katago` engine's command: `katago gtp -model M -config C`, with the files
+/// [`locate::katago_files`] finds; what is not found stays a `${VAR}`, so the levels that use
+/// it know KataGo is not present.
 fn katago_command() -> Vec<String> {
-    let dir = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .find(|dir| dir.join(KATAGO).is_file())
-            .map(|dir| dir.to_path_buf())
-    });
-    let beside = |matches: &dyn Fn(&str) -> bool, preferred: &[&str]| -> Option<String> {
-        let dir = dir.as_ref()?;
-        if let Some(name) = preferred.iter().find(|n| dir.join(n).is_file()) {
-            return Some(dir.join(name).display().to_string());
-        }
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .ok()?
-            .flatten()
-            .map(|entry| entry.path())
-            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(matches))
-            .collect();
-        found.sort();
-        found.first().map(|p| p.display().to_string())
-    };
-    let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
-    let model = from_env("KATAGO_MODEL")
-        .or_else(|| {
-            beside(
-                &|n: &str| n.ends_with(".bin.gz") || n.ends_with(".txt.gz"),
-                &[],
-            )
-        })
-        .unwrap_or_else(|| "${KATAGO_MODEL}".to_string());
-    let config = from_env("KATAGO_CONFIG")
-        .or_else(|| {
-            beside(
-                &|n: &str| n.ends_with(".cfg"),
-                &["default_gtp.cfg", "gtp_example.cfg"],
-            )
-        })
+    let files = locate::katago_files();
+    let model = files.model.unwrap_or_else(|| "${KATAGO_MODEL}".to_string());
+    let config = files
+        .config
         .unwrap_or_else(|| "${KATAGO_CONFIG}".to_string());
     [KATAGO, "gtp", "-model", &model, "-config", &config]
         .map(String::from)
         .to_vec()
-}
-
-/// Whether an engine command can run here: its program exists (as a path, or on `PATH`), no
-/// argument is empty (an unset `${VAR}`), and every argument that is a path exists.
-pub fn is_present(command: &[String]) -> bool {
-    let Some((program, args)) = command.split_first() else {
-        return false;
-    };
-    let program_found = if program.contains('/') {
-        Path::new(program).is_file()
-    } else {
-        std::env::var_os("PATH").is_some_and(|paths| {
-            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
-        })
-    };
-    program_found
-        && args.iter().all(|arg| {
-            !arg.is_empty()
-                && (arg.starts_with('-') || !arg.contains('/') || Path::new(arg).exists())
-        })
 }
 
 /// `text` with every `${VAR}` replaced by `lookup(VAR)` (empty when `None`).
@@ -1022,22 +910,6 @@ mod tests {
         }
         assert_eq!(expanded[6], "/abs/path");
         assert_eq!(expand_vars("a${B", |_| None), "a${B");
-    }
-
-    #[test]
-    fn presence_needs_the_program_and_every_path_argument() {
-        let command = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-        assert!(is_present(&command(&["sh", "-c", "true"])));
-        assert!(!is_present(&command(&["no-such-engine-anywhere", "gtp"])));
-        assert!(!is_present(&command(&["/no/such/katago", "gtp"])));
-        assert!(!is_present(&command(&["sh", "-model", ""])));
-        assert!(!is_present(&command(&[
-            "sh",
-            "-model",
-            "/no/such/net.bin.gz"
-        ])));
-        assert!(is_present(&command(&["sh", "-config", "/dev/null"])));
-        assert!(!is_present(&[]));
     }
 
     #[test]

@@ -3,8 +3,10 @@
 //! The modules form layers; each imports only from the layers above it in this list
 //! (ARCHITECTURE.md draws the picture).
 
-// Bounded line reading, below everything that reads lines from outside.
+// Bounded line reading, below everything that reads lines from outside; finding programs
+// and files on the machine.
 pub mod lines;
+pub mod locate;
 
 // The rules of Go: the board, then the game (rules, history, scoring, clock) and SGF.
 pub mod board;

@@ -21,8 +21,9 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
+use tengen::player::levels;
 use tengen::regress::{self, RegressOptions};
-use tengen::search::{MAX_PLAYOUTS, MAX_THREADS};
+use tengen::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::train::{self, TrainOptions};
 
 /// A Go engine that speaks GTP v2 on stdin/stdout.
@@ -205,9 +206,9 @@ struct ServeArgs {
     /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
     #[arg(long, value_name = "PATH")]
     config: Option<PathBuf>,
-    /// AI moves computed at once (default: the number of cores).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
-    workers: Option<u16>,
+    /// AI moves computed at once (default and 0: every core; at most 1024).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = threads())]
+    workers: usize,
     /// Unfinished games one client may hold; one more is refused with 429.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=100_000))]
     max_games_per_client: u32,
@@ -532,7 +533,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
     let player = match config.level(&level) {
-        Ok(level_config) => config.player(level_config),
+        Ok(level_config) => levels::player(&config, level_config),
         Err(e) => return fail(&e),
     };
     for line in config.unset_variables_for(&level) {
@@ -540,13 +541,10 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     }
     info!("playing at level {level}");
     let engine = Engine::new(player).with_lag_reserve(config.lag_reserve);
-    match gtp::serve(engine, io::stdin(), io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(
+        gtp::serve(engine, io::stdin(), io::stdout().lock()),
+        "tengen",
+    )
 }
 
 fn run_serve(args: ServeArgs) -> ExitCode {
@@ -563,31 +561,23 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     if args.idle_timeout.is_zero() {
         return fail(&"--idle-timeout must be longer than 0s");
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let options = tengen::serve::ServeOptions {
         bind: args.bind,
         store: args.store,
         config,
-        workers: args.workers.map_or(cores, usize::from),
+        workers: thread_count(args.workers),
         max_games_per_client: args.max_games_per_client as usize,
         requests_per_client: args.requests_per_client,
         idle_timeout: args.idle_timeout,
         move_time,
     };
-    match tengen::serve::run(options) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen serve: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(tengen::serve::run(options), "tengen serve")
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = thread_count(0);
     let threads = match args.threads {
-        Some(0) => vec![cores],
-        Some(n) => vec![n],
+        Some(n) => vec![thread_count(n)],
         None if cores > 1 => vec![1, cores],
         None => vec![1],
     };
@@ -603,13 +593,10 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         seconds: args.seconds,
         json: args.json,
     };
-    match bench::run(&options, &mut io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen bench: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(
+        bench::run(&options, &mut io::stdout().lock()),
+        "tengen bench",
+    )
 }
 
 fn run_match(args: MatchArgs) -> ExitCode {
@@ -645,13 +632,7 @@ fn run_match(args: MatchArgs) -> ExitCode {
     } else {
         write!(out, "{report}")
     };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("tengen match: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    exit_code(written, "tengen match")
 }
 
 fn run_train(args: TrainArgs) -> ExitCode {
@@ -773,11 +754,11 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     let players = |options: &EngineOptions| {
         // Analysis only: pondering never applies.
         let overrides = SearchOverrides {
-            threads: Some(options.search_threads.max(1)),
+            threads: Some(options.search_threads),
             ..SearchOverrides::default()
         };
         let config = config.clone().with_search_overrides(overrides);
-        config.player(&level.with_overrides(overrides))
+        levels::player(&config, &level.with_overrides(overrides))
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS
@@ -858,6 +839,17 @@ fn save_book(book: &book::Book, path: &Path) -> Result<(), String> {
     std::fs::write(&temporary, book.to_text())
         .and_then(|()| std::fs::rename(&temporary, path))
         .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Success, or `result`'s error on stderr after `command` (`tengen serve`) and exit code 1.
+fn exit_code(result: Result<(), impl std::fmt::Display>, command: &str) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{command}: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// A configuration problem: one line on stderr, exit code 2.

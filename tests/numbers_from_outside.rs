@@ -132,8 +132,8 @@ fn analysis_queries_are_checked_field_by_field() {
     assert_eq!(replies[bad.len()]["isDuringSearch"], false);
 }
 
-/// Thread counts above 4 a core are lowered, not spawned; an endless line is refused without
-/// being held.
+/// Thread counts above the cap (1024) are refused with a warning, not spawned; an endless line
+/// is refused without being held.
 #[test]
 fn analysis_threads_and_lines_are_bounded() {
     let line = "x".repeat(3 << 20);
@@ -150,7 +150,7 @@ fn analysis_threads_and_lines_are_bounded() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stderr.contains("numAnalysisThreads = 100000: more than"),
+        stderr.contains("numAnalysisThreads = 100000: not from 0 (every core) to 1024; ignored"),
         "{stderr}"
     );
     let lines: Vec<&str> = stdout.lines().collect();

@@ -20,16 +20,17 @@ use serde_json::{Value, json};
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Seconds;
 use crate::lines::{read_bounded, without_newline};
+use crate::player::{AnalysisRequest, Budget, Report};
 use crate::player::{Player, PlayerError, Update};
-use crate::search::{AnalysisRequest, Budget, MAX_PLAYOUTS, Report, move_priors};
+use crate::search::{MAX_PLAYOUTS, MAX_THREADS, move_priors, thread_count};
 use query::{Defaults, Job, QueryError};
 
 /// How the analysis engine runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineOptions {
-    /// Jobs analysed at once (`numAnalysisThreads`).
+    /// Jobs analysed at once (`numAnalysisThreads`; 0: every core).
     pub workers: usize,
-    /// Search threads per job (`numSearchThreads`).
+    /// Search threads per job (`numSearchThreads`; 0: every core).
     pub search_threads: usize,
     /// What queries start from.
     pub defaults: Defaults,
@@ -134,7 +135,7 @@ pub fn serve(
         options.workers, options.search_threads
     );
     thread::scope(|scope| {
-        for _ in 0..options.workers.clamp(1, max_threads()) {
+        for _ in 0..thread_count(options.workers) {
             let shared = Arc::clone(&shared);
             scope.spawn(move || work(&shared, options, players));
         }
@@ -270,9 +271,9 @@ fn act(shared: &Shared, action: &str, id: &str, value: &Value) {
 }
 
 /// A worker: takes the best job, analyses it, replies; until the input is closed and the queue
-/// is empty.
+/// is empty. Its player (and the player's search trees) is made for its first job.
 fn work(shared: &Shared, options: &EngineOptions, players: &PlayerFactory<'_>) {
-    let mut player = players(options);
+    let mut player = None;
     loop {
         let (job, stop) = {
             let mut state = shared.lock();
@@ -293,6 +294,7 @@ fn work(shared: &Shared, options: &EngineOptions, players: &PlayerFactory<'_>) {
                     .unwrap_or_else(PoisonError::into_inner);
             }
         };
+        let player = player.get_or_insert_with(|| players(options));
         analyse(shared, player.as_mut(), &job, stop);
         shared.lock().running.remove(&(job.id.clone(), job.turn));
     }
@@ -388,7 +390,7 @@ fn reply(job: &Job, color: Color, report: &Report) -> Value {
             "scoreSelfplay": score(root_mean),
             "scoreStdev": report.root.score.map_or(0.0, |s| f64::from(s.stdev)),
             "utility": 2.0 * rate(report.root.winrate) - 1.0,
-            "currentPlayer": if color == Color::Black { "B" } else { "W" },
+            "currentPlayer": color.letter(),
         },
     });
     if let Some(ownership) = &report.ownership {
@@ -422,8 +424,8 @@ fn index(p: Point, size: usize) -> usize {
 }
 
 /// Reads KataGo-style settings (`key = value` lines of a config file, or `k=v,k=v` of
-/// `-override-config`) into `options`; unknown keys and bad values are logged and ignored,
-/// thread counts above [`max_threads`] are lowered to it.
+/// `-override-config`) into `options`; unknown keys and bad values (a thread count above
+/// [`MAX_THREADS`] too) are logged and ignored.
 pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) {
     for item in text.split(separator) {
         let item = item.split('#').next().unwrap_or("").trim();
@@ -432,16 +434,9 @@ pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) 
         };
         let (key, value) = (key.trim(), value.trim());
         let threads = || match value.parse::<usize>() {
-            Ok(n) if n > max_threads() => {
-                warn!(
-                    "{key} = {value}: more than {} (4 a core); using that",
-                    max_threads()
-                );
-                Some(max_threads())
-            }
-            Ok(n) if n >= 1 => Some(n),
+            Ok(n) if n <= MAX_THREADS => Some(n),
             _ => {
-                warn!("{key} = {value}: not a positive number; ignored");
+                warn!("{key} = {value}: not from 0 (every core) to {MAX_THREADS}; ignored");
                 None
             }
         };
@@ -467,12 +462,6 @@ pub fn apply_settings(options: &mut EngineOptions, text: &str, separator: char) 
     }
 }
 
-/// The most analysis workers, and search threads per worker: 4 a core (each worker holds its
-/// own search trees; more threads than that only slow each other down).
-pub fn max_threads() -> usize {
-    4 * thread::available_parallelism().map_or(1, |n| n.get())
-}
-
 /// Reads the settings of a KataGo config file: a regular file (a FIFO would block) of at most
 /// [`MAX_CONFIG_BYTES`].
 pub fn read_config(options: &mut EngineOptions, path: &std::path::Path) -> io::Result<()> {
@@ -488,4 +477,29 @@ pub fn read_config(options: &mut EngineOptions, path: &std::path::Path) -> io::R
         .read_to_string(&mut text)?;
     apply_settings(options, &text, '\n');
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_counts_are_taken_from_0_to_the_one_cap_and_others_ignored() {
+        let mut options = EngineOptions::default();
+        apply_settings(
+            &mut options,
+            &format!("numAnalysisThreads=0,numSearchThreads={MAX_THREADS}"),
+            ',',
+        );
+        assert_eq!((options.workers, options.search_threads), (0, MAX_THREADS));
+        let too_many = MAX_THREADS + 1;
+        apply_settings(
+            &mut options,
+            &format!("numAnalysisThreads={too_many},numSearchThreads=-1"),
+            ',',
+        );
+        assert_eq!((options.workers, options.search_threads), (0, MAX_THREADS));
+        assert!(thread_count(options.workers) >= 1);
+        assert_eq!(thread_count(too_many), MAX_THREADS);
+    }
 }

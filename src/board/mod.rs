@@ -12,7 +12,7 @@ mod shape3;
 mod zobrist;
 
 pub use color::{Color, ParseColorError};
-pub use point::{MAX_CELLS, MAX_SIZE, MAX_STRIDE, MIN_SIZE, Move, Point, VertexError};
+pub use point::{MAX_CELLS, MAX_SIZE, MAX_STRIDE, MIN_SIZE, Move, Point, VertexError, vertex_list};
 
 use grid::Grid;
 use zobrist::KEYS;

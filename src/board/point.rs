@@ -79,6 +79,15 @@ impl Point {
     }
 }
 
+/// `points` as a GTP vertex list: upper-case vertices separated by spaces.
+pub fn vertex_list(points: &[Point], size: usize) -> String {
+    points
+        .iter()
+        .map(|p| p.to_vertex(size))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Why a vertex could not be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum VertexError {
@@ -152,6 +161,17 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_vertex_list_is_upper_case_vertices_between_spaces() {
+        let points = [
+            Point::new(19, 0, 0),
+            Point::new(19, 18, 18),
+            Point::new(19, 8, 3),
+        ];
+        assert_eq!(vertex_list(&points, 19), "A1 T19 J4");
+        assert_eq!(vertex_list(&[], 19), "");
     }
 
     #[test]

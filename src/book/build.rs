@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use super::katago::AnalysisEngine;
 use super::{Book, BookError, BookMove, Canonical, Entry, MAX_WEIGHT};
-use crate::board::{Color, Move};
+use crate::board::Move;
 use crate::game::{Game, Rules};
 use crate::search::{Budget, Search, SearchSettings};
 
@@ -181,7 +181,7 @@ pub fn build(
             } else {
                 line.join(" ")
             },
-            if color == Color::Black { "B" } else { "W" },
+            color.letter(),
             shown(&kept)
         );
         if !kept.is_empty() {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::BookError;
-use crate::board::{Color, Move};
+use crate::board::Move;
 use crate::game::Game;
 use crate::gtp_client::{drain_stderr, excerpt};
 use crate::lines::{read_bounded, without_newline};
@@ -101,10 +101,7 @@ impl AnalysisEngine {
         let moves: Vec<[String; 2]> = game
             .moves()
             .iter()
-            .map(|&(color, mv)| {
-                let c = if color == Color::Black { "B" } else { "W" };
-                [c.to_string(), mv.to_vertex(self.size)]
-            })
+            .map(|&(color, mv)| [color.letter().to_string(), mv.to_vertex(self.size)])
             .collect();
         let query = json!({
             "id": id,

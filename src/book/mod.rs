@@ -387,14 +387,7 @@ impl Book {
         keys.sort();
         for key in keys {
             let entry = &self.entries[key];
-            out.push_str(&format!(
-                "{key:016x} {}",
-                if entry.to_move == Color::Black {
-                    "B"
-                } else {
-                    "W"
-                }
-            ));
+            out.push_str(&format!("{key:016x} {}", entry.to_move.letter()));
             for m in &entry.moves {
                 out.push_str(&format!(" {} {}", m.point.to_vertex(self.size), m.weight));
             }

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::protocol::GtpError;
 use crate::board::{Color, Move};
-use crate::search::{Report, ScoreStats};
+use crate::player::{Report, ScoreStats};
 
 /// The interval when none is given: 1 s.
 const DEFAULT_INTERVAL_CS: u64 = 100;
@@ -237,7 +237,7 @@ fn ten_thousandths(rate: f32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{MoveInfo, RootInfo};
+    use crate::player::{MoveInfo, RootInfo};
 
     fn args(text: &str) -> Vec<String> {
         text.split_whitespace().map(String::from).collect()

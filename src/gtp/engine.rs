@@ -15,7 +15,7 @@ use super::analyze::{self, AnalyzeCommand};
 use super::gogui;
 use super::protocol::{Command, GtpError};
 use super::sink::Sink;
-use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
+use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point, vertex_list};
 use crate::game::clock::{Clock, Seconds, TimeSystem};
 use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{
@@ -709,15 +709,6 @@ fn seconds(text: &str) -> Result<f64, GtpError> {
 /// A count of stones or periods.
 fn count(text: &str) -> Result<u32, GtpError> {
     text.parse().map_err(|_| GtpError::Syntax)
-}
-
-/// `points` as a GTP vertex list: upper-case vertices separated by spaces.
-pub fn vertex_list(points: &[Point], size: usize) -> String {
-    points
-        .iter()
-        .map(|p| p.to_vertex(size))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The board as `showboard` draws it: columns lettered, rows numbered, `X` Black, `O` White,

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::board::{Color, Move, Point};
-use crate::search::Report;
+use crate::board::Color;
+use crate::player::Report;
 
 /// How long the search behind the views runs (`# interrupt` ends it sooner).
 pub const SEARCH_TIME: Duration = Duration::from_secs(2);
@@ -54,7 +54,7 @@ pub fn render(view: View, report: &Report, color: Color, size: usize) -> String 
             .moves
             .iter()
             .filter_map(|m| m.mv.point().map(|p| (p, m.visits)))
-            .map(|(p, visits)| format!("{} {visits}", vertex(p, size)))
+            .map(|(p, visits)| format!("{} {visits}", p.to_vertex(size)))
             .collect::<Vec<_>>()
             .join(" "),
         View::Variation => {
@@ -90,15 +90,11 @@ pub fn render(view: View, report: &Report, color: Color, size: usize) -> String 
     }
 }
 
-/// A point's vertex.
-fn vertex(p: Point, size: usize) -> String {
-    Move::Play(p).to_vertex(size)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{MoveInfo, RootInfo, ScoreStats};
+    use crate::board::Move;
+    use crate::player::{MoveInfo, RootInfo, ScoreStats};
 
     fn report() -> Report {
         let d4 = Move::parse("B2", 3).unwrap();

@@ -7,7 +7,7 @@ use std::fmt;
 use std::time::{Duration, Instant};
 
 use super::{Client, ClientError, excerpt};
-use crate::board::{Color, Move, Point};
+use crate::board::{Color, Move, Point, vertex_list};
 use crate::game::Game;
 
 /// How the stones before the first move are placed on an engine's board.
@@ -218,7 +218,6 @@ fn reset(client: &mut Client, start: &Start, limits: Limits) -> Result<(), SyncE
     send(&format!("boardsize {}", start.size))?;
     send("clear_board")?;
     send(&format!("komi {}", start.komi))?;
-    let vertex = |p: Point| p.to_vertex(start.size);
     let all_black = start.stones.iter().all(|&(_, c)| c == Color::Black);
     match start.placement {
         Placement::FixedHandicap if !start.stones.is_empty() => {
@@ -240,12 +239,15 @@ fn reset(client: &mut Client, start: &Start, limits: Limits) -> Result<(), SyncE
             }
         }
         Placement::FreeHandicap if all_black && !start.stones.is_empty() => {
-            let points: Vec<String> = start.stones.iter().map(|&(p, _)| vertex(p)).collect();
-            send(&format!("set_free_handicap {}", points.join(" ")))?;
+            let points: Vec<Point> = start.stones.iter().map(|&(p, _)| p).collect();
+            send(&format!(
+                "set_free_handicap {}",
+                vertex_list(&points, start.size)
+            ))?;
         }
         _ => {
             for &(p, c) in &start.stones {
-                send(&format!("play {c} {}", vertex(p)))?;
+                send(&format!("play {c} {}", p.to_vertex(start.size)))?;
             }
         }
     }

@@ -3,11 +3,13 @@
 //! means the same thing everywhere.
 //!
 //! The vocabulary of budgets and reports ([`Budget`], [`Report`] and its parts) is the
-//! search's, the lowest layer that makes reports; every player speaks it.
+//! search's, the lowest layer that makes reports; every player speaks it, and front ends take
+//! it from here, so that driving a player needs no other layer.
 
 pub mod external;
 pub mod fallback;
 pub mod heuristic;
+pub mod levels;
 pub mod mcts;
 pub mod random;
 
@@ -52,6 +54,26 @@ pub trait Player: Send {
     /// The engine behind this player when it is another program (`name version`), once known.
     fn describe(&self) -> Option<String> {
         None
+    }
+}
+
+/// A player that picks its move from the position alone and at once: it has no use for a
+/// budget, reports nothing, never resigns and does not analyse (the easy and medium levels).
+/// Every such picker is a [`Player`].
+pub trait MovePicker: Send {
+    /// What `color` plays in `game` (which is not changed).
+    fn pick(&mut self, game: &Game, color: Color) -> Move;
+}
+
+impl<T: MovePicker> Player for T {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        _budget: &Budget,
+        _progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        Ok(Answer::Move(self.pick(game, color)))
     }
 }
 

@@ -4,7 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Answer, Budget, Player, PlayerError, Progress, sensible_moves};
+use super::{MovePicker, sensible_moves};
 use crate::board::{Color, Move};
 use crate::game::Game;
 
@@ -22,24 +22,18 @@ impl RandomPlayer {
     }
 }
 
-impl Player for RandomPlayer {
-    fn genmove(
-        &mut self,
-        game: &Game,
-        color: Color,
-        _budget: &Budget,
-        _progress: &mut dyn Progress,
-    ) -> Result<Answer, PlayerError> {
+impl MovePicker for RandomPlayer {
+    fn pick(&mut self, game: &Game, color: Color) -> Move {
         let board = game.board();
         let moves: Vec<_> = sensible_moves(game, color)
             .into_iter()
             .filter(|&p| !board.is_suicide(p, color))
             .collect();
-        Ok(Answer::Move(if moves.is_empty() {
+        if moves.is_empty() {
             Move::Pass
         } else {
             Move::Play(moves[self.rng.random_range(0..moves.len())])
-        }))
+        }
     }
 }
 
@@ -47,7 +41,7 @@ impl Player for RandomPlayer {
 mod tests {
     use super::*;
     use crate::game::Rules;
-    use crate::player::Silent;
+    use crate::player::plain_move;
 
     #[test]
     fn plays_legal_moves_never_into_its_own_eyes_and_passes_at_the_end() {
@@ -56,11 +50,7 @@ mod tests {
             let mut game = Game::new(7, rules);
             while game.trailing_passes() < 2 {
                 let color = game.to_move();
-                let mv = player
-                    .genmove(&game, color, &Budget::default(), &mut Silent)
-                    .unwrap()
-                    .as_move()
-                    .unwrap();
+                let mv = plain_move(&mut player, &game, color).as_move().unwrap();
                 if let Move::Play(p) = mv {
                     assert!(!game.board().is_eye(p, color), "filled its own eye");
                     assert!(!game.board().is_suicide(p, color), "suicide");
@@ -85,13 +75,7 @@ mod tests {
         let mut player = RandomPlayer::new(Some(11));
         let mut seen = std::collections::HashSet::new();
         for _ in 0..400 {
-            seen.insert(
-                player
-                    .genmove(&game, Color::Black, &Budget::default(), &mut Silent)
-                    .unwrap()
-                    .as_move()
-                    .unwrap(),
-            );
+            seen.insert(player.pick(&game, Color::Black));
         }
         // 400 uniform draws from 81 points leave almost none unseen.
         assert!(seen.len() > 70, "{} distinct moves", seen.len());

@@ -53,10 +53,19 @@ pub const MIN_NODES: usize = 1_000;
 /// The most playouts a move or an analysis may ask for (a level's `playouts`, `--playouts`,
 /// `maxVisits`): a billion, hours of search on any machine.
 pub const MAX_PLAYOUTS: u64 = 1_000_000_000;
-/// The most search threads a level may ask for (`threads`, `--threads`). A fixed number, not
-/// one per core, so that a config valid on one machine is valid on all; more than any machine
-/// has cores.
+/// The most threads a count from outside may ask for (a level's `threads`, `--threads`, the
+/// analysis engine's thread counts, `serve --workers`). A fixed number, not one per core, so
+/// that a config valid on one machine is valid on all; more than any machine has cores.
 pub const MAX_THREADS: usize = 1024;
+
+/// The threads a count checked against [`MAX_THREADS`] stands for: 0 is every core.
+pub fn thread_count(requested: usize) -> usize {
+    match requested {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n.min(MAX_THREADS),
+    }
+}
+
 /// Points a handicap stone is worth to [`dynamic_komi`] (Pachi's `handicap_value`).
 pub const DEFAULT_HANDICAP_KOMI: f32 = 7.0;
 
@@ -270,10 +279,7 @@ impl Search {
     pub fn new(mut settings: SearchSettings) -> Search {
         settings.resign_threshold = settings.resign_threshold.clamp(0.0, 1.0);
         settings.handicap_komi = settings.handicap_komi.max(0.0);
-        let threads = match settings.threads {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
+        let threads = thread_count(settings.threads);
         // Building the pattern tables takes a moment: do it while the
         // controller is still setting up, not in the first genmove.
         std::thread::spawn(warm_up);

@@ -24,7 +24,7 @@ use crate::board::Move;
 use crate::config::{Config, LevelConfig};
 use crate::game::Game;
 use crate::game::score::{self, Assessment, StoneStatus};
-use crate::player::{AnalysisRequest, Answer, Budget, Player, Report, Silent, Update};
+use crate::player::{AnalysisRequest, Answer, Budget, Player, Report, Silent, Update, levels};
 use crate::search::DEFAULT_PLAYOUTS;
 
 use super::store::Ending;
@@ -220,10 +220,11 @@ impl Ai {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let player = match self.config.level(level) {
-            Ok(level) => self.config.player(level),
+            Ok(level) => levels::player(&self.config, level),
             // Levels are checked when a game is made; a game restored from a store written
             // under another config plays at the default level.
-            Err(_) => self.config.player(
+            Err(_) => levels::player(
+                &self.config,
                 self.config
                     .level(&self.config.default_level)
                     .expect("the config's default level exists"),

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
 use super::limit::RateLimit;
-use super::store::{Store, StoreError, StoredGame};
+use super::store::{NewMoves, Store, StoreError, StoredGame};
 use crate::board::Move;
 use crate::player::Answer;
 use crate::sgf::{self, RecordInfo};
@@ -127,7 +127,7 @@ impl IntoResponse for ApiError {
 }
 
 /// Reads a JSON body into `T`, naming the field at fault when it cannot.
-fn parse<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
+fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
     let bytes = body.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
     let mut de = serde_json::Deserializer::from_slice(&bytes);
     let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -236,6 +236,19 @@ impl Entry {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .store(true, Ordering::Relaxed);
+    }
+
+    /// `mutex` (one of this entry's) locked, unless the game was deleted or expired while
+    /// waiting for it: then the 404 that tells the client to resync.
+    async fn lock<'a, T>(
+        &self,
+        mutex: &'a tokio::sync::Mutex<T>,
+    ) -> Result<tokio::sync::MutexGuard<'a, T>, ApiError> {
+        let guard = mutex.lock().await;
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(ApiError::unknown_game());
+        }
+        Ok(guard)
     }
 
     /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
@@ -381,9 +394,12 @@ impl Server {
     /// Stores the moves from index `from` on (and the ending, if any) of `game`.
     async fn store_moves(&self, game: &ServedGame, from: usize) -> Result<(), ApiError> {
         let key = game.key.clone();
-        let moves = game.move_texts(from);
-        let ending = game.ending.clone();
-        self.blocking_store(move |s| s.append(&key, from + 1, &moves, ending.as_ref(), now()))
+        let moves = NewMoves {
+            first: from + 1,
+            moves: game.move_texts(from),
+            ending: game.ending.clone(),
+        };
+        self.blocking_store(move |s| s.append(&key, moves, now()))
             .await
     }
 
@@ -448,8 +464,14 @@ fn state_json(game: &ServedGame, reply: Option<String>) -> Json<super::game::Sta
 }
 
 type Shared = State<Arc<Server>>;
+/// The game key in a request's path, or why it could not be read.
+type GameKey = Result<Path<String>, PathRejection>;
+/// A request's body, or why it could not be read.
+type Body = Result<Bytes, BytesRejection>;
+/// A handler's answer.
+type Reply = Result<Response, ApiError>;
 
-fn key_of(path: Result<Path<String>, PathRejection>) -> Result<String, ApiError> {
+fn key_of(path: GameKey) -> Result<String, ApiError> {
     path.map(|Path(key)| key)
         .map_err(|_| ApiError::unknown_game())
 }
@@ -460,10 +482,7 @@ pub async fn levels(State(server): Shared) -> Response {
 }
 
 /// `POST /api/games`: a new game, or a lost one restored from its moves.
-pub async fn create(
-    State(server): Shared,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+pub async fn create(State(server): Shared, body: Body) -> Reply {
     let request: NewGame = parse(body)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
     // Counted once the client's name is checked (1 to 128 bytes of printable text).
@@ -499,19 +518,13 @@ pub async fn create(
 }
 
 /// `GET /api/games/{key}`.
-pub async fn state(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-) -> Result<Response, ApiError> {
+pub async fn state(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?)?;
     Ok(state_json(&entry.view(), None).into_response())
 }
 
 /// `GET /api/games/{key}/sgf`.
-pub async fn sgf(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-) -> Result<Response, ApiError> {
+pub async fn sgf(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?)?;
     let game = entry.view();
     let ai = format!("tengen {} ({})", env!("CARGO_PKG_VERSION"), game.level);
@@ -546,10 +559,7 @@ pub async fn sgf(
 }
 
 /// `DELETE /api/games/{key}`.
-pub async fn delete(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-) -> Result<Response, ApiError> {
+pub async fn delete(State(server): Shared, path: GameKey) -> Reply {
     let key = key_of(path)?;
     let entry = server
         .games()
@@ -576,13 +586,18 @@ struct NumberRequest {
 
 /// Refuses a request whose `number` is not the next move's, or a game that is over.
 fn check_number(game: &ServedGame, number: u64) -> Result<(), ApiError> {
-    let expected = game.next_number();
     if let Some(ending) = &game.ending {
         return Err(
             ApiError::conflict(format!("the game is over ({})", ending.result))
                 .with("result", ending.result.clone()),
         );
     }
+    check_next_number(game, number)
+}
+
+/// Refuses a request whose `number` is not the next move's.
+fn check_next_number(game: &ServedGame, number: u64) -> Result<(), ApiError> {
+    let expected = game.next_number();
     if number != expected as u64 {
         return Err(ApiError::conflict(format!(
             "number: the next move is number {expected}, not {number}"
@@ -594,18 +609,11 @@ fn check_number(game: &ServedGame, number: u64) -> Result<(), ApiError> {
 }
 
 /// `POST /api/games/{key}/moves` `{move, number}`: the client's move, then the AI's reply.
-pub async fn play(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+pub async fn play(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let received = Instant::now();
     let entry = server.entry(&key_of(path)?)?;
     let request: MoveRequest = parse(body)?;
-    let mut slot = entry.slot.lock().await;
-    if entry.closed.load(Ordering::Relaxed) {
-        return Err(ApiError::unknown_game());
-    }
+    let mut slot = entry.lock(&entry.slot).await?;
     let game = &mut slot.game;
     check_number(game, request.number)?;
     if game.ai_to_move() {
@@ -670,18 +678,11 @@ pub async fn play(
 }
 
 /// `POST /api/games/{key}/genmove` `{number}`: the AI moves (when it is its turn).
-pub async fn genmove(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+pub async fn genmove(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let received = Instant::now();
     let entry = server.entry(&key_of(path)?)?;
     let request: NumberRequest = parse(body)?;
-    let mut slot = entry.slot.lock().await;
-    if entry.closed.load(Ordering::Relaxed) {
-        return Err(ApiError::unknown_game());
-    }
+    let mut slot = entry.lock(&entry.slot).await?;
     check_number(&slot.game, request.number)?;
     if !slot.game.ai_to_move() {
         return Err(
@@ -696,27 +697,12 @@ pub async fn genmove(
 /// `POST /api/games/{key}/undo` `{number}`: takes back the client's last move and the AI's
 /// reply to it, so that it is the client's turn again; `number` is the state's `number`
 /// (the next move's), so that an undo sent twice takes back one move only.
-pub async fn undo(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+pub async fn undo(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let entry = server.entry(&key_of(path)?)?;
     let request: NumberRequest = parse(body)?;
-    let mut slot = entry.slot.lock().await;
-    if entry.closed.load(Ordering::Relaxed) {
-        return Err(ApiError::unknown_game());
-    }
+    let mut slot = entry.lock(&entry.slot).await?;
     let game = &mut slot.game;
-    let expected = game.next_number();
-    if request.number != expected as u64 {
-        return Err(ApiError::conflict(format!(
-            "number: the next move is number {expected}, not {}",
-            request.number
-        ))
-        .with("field", "number")
-        .with("expected", expected));
-    }
+    check_next_number(game, request.number)?;
     if game
         .ending
         .as_ref()
@@ -852,7 +838,7 @@ fn analysis_json(
     json!({
         "key": game.key,
         "number": game.next_number(),
-        "to_move": super::game::color_letter(game.game.to_move()).to_string(),
+        "to_move": game.game.to_move().letter().to_string(),
         "level": game.level,
         "playouts": report.root.visits,
         "max_playouts": limits.playouts,
@@ -868,17 +854,10 @@ fn analysis_json(
 /// Black's win rate and lead, who owns each point, the best moves. One analysis at a time
 /// per game, on a worker; the same question about the same position is answered from the
 /// last analysis.
-pub async fn analysis(
-    State(server): Shared,
-    path: Result<Path<String>, PathRejection>,
-    RawQuery(query): RawQuery,
-) -> Result<Response, ApiError> {
+pub async fn analysis(State(server): Shared, path: GameKey, RawQuery(query): RawQuery) -> Reply {
     let entry = server.entry(&key_of(path)?)?;
     let limits = analysis_limits(query.as_deref())?;
-    let mut cached = entry.analysis.lock().await;
-    if entry.closed.load(Ordering::Relaxed) {
-        return Err(ApiError::unknown_game());
-    }
+    let mut cached = entry.lock(&entry.analysis).await?;
     let stop = Arc::new(AtomicBool::new(false));
     *entry
         .analysis_stop

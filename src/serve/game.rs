@@ -143,19 +143,12 @@ pub struct Captures {
     white: u32,
 }
 
-/// `D4` or `pass`.
+/// A move as the API writes it: `D4`, or `pass` in lower case as clients send it (GTP's
+/// [`Move::to_vertex`] writes `PASS`).
 pub fn move_text(mv: Move, size: usize) -> String {
     match mv {
         Move::Play(p) => p.to_vertex(size),
         Move::Pass => "pass".to_string(),
-    }
-}
-
-/// `B` or `W`.
-pub fn color_letter(c: Color) -> char {
-    match c {
-        Color::Black => 'B',
-        Color::White => 'W',
     }
 }
 
@@ -266,7 +259,7 @@ impl ServedGame {
             })?;
             let color = served.game.to_move();
             served.game.play(color, mv).map_err(|e| {
-                Refusal::illegal(&field, format!("{text} for {}: {e}", color_letter(color)))
+                Refusal::illegal(&field, format!("{text} for {}: {e}", color.letter()))
             })?;
         }
         Ok(served)
@@ -295,7 +288,7 @@ impl ServedGame {
             client: self.client.clone(),
             size: self.game.size(),
             level: self.level.clone(),
-            color: color_letter(self.human),
+            color: self.human.letter(),
             komi: self.game.rules().komi,
             handicap: self.game.handicap(),
             moves: self.move_texts(0),
@@ -344,7 +337,7 @@ impl ServedGame {
     /// The ending of a resignation by `loser`.
     pub fn resignation(loser: Color) -> Ending {
         Ending {
-            result: format!("{}+R", color_letter(loser.opponent())),
+            result: format!("{}+R", loser.opponent().letter()),
             dead: Vec::new(),
         }
     }
@@ -381,14 +374,14 @@ impl ServedGame {
             client: self.client.clone(),
             level: self.level.clone(),
             size,
-            color: color_letter(self.human),
-            ai_color: color_letter(self.human.opponent()),
+            color: self.human.letter(),
+            ai_color: self.human.opponent().letter(),
             komi: game.rules().komi,
             handicap: game.handicap(),
             handicap_stones,
             moves: self.move_texts(0),
             number: self.next_number(),
-            to_move: color_letter(game.to_move()),
+            to_move: game.to_move().letter(),
             your_turn: !self.over() && game.to_move() == self.human,
             board: rows,
             captures: Captures {

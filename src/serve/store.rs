@@ -45,6 +45,17 @@ pub struct Ending {
     pub dead: Vec<String>,
 }
 
+/// Moves to add to a stored game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewMoves {
+    /// The number of the first (counting from 1).
+    pub first: usize,
+    /// The moves, as GTP vertices or `pass`.
+    pub moves: Vec<String>,
+    /// The ending, if they end the game.
+    pub ending: Option<Ending>,
+}
+
 /// A store that failed; the server answers 503 and changes nothing.
 #[derive(Debug)]
 pub struct StoreError(pub String);
@@ -70,16 +81,9 @@ pub trait Store: Send + Sync {
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError>;
     /// Adds a new game (its `moves` and `ending` too).
     fn create(&self, game: &StoredGame) -> Result<(), StoreError>;
-    /// Appends `moves`, the first numbered `first` (counting from 1), and the ending if they
-    /// end the game. Fails, storing nothing, when the game is gone or a number is taken.
-    fn append(
-        &self,
-        key: &str,
-        first: usize,
-        moves: &[String],
-        ending: Option<&Ending>,
-        now: u64,
-    ) -> Result<(), StoreError>;
+    /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone or a
+    /// number is taken.
+    fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError>;
     /// Keeps the first `len` moves only and clears the ending (undo).
     fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError>;
     /// Records the ending of a game that ended without a move (a resignation).
@@ -309,18 +313,11 @@ impl Store for SqliteStore {
         })
     }
 
-    fn append(
-        &self,
-        key: &str,
-        first: usize,
-        moves: &[String],
-        ending: Option<&Ending>,
-        now: u64,
-    ) -> Result<(), StoreError> {
-        let (key, moves, ending) = (key.to_string(), moves.to_vec(), ending.cloned());
+    fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
+        let key = key.to_string();
         self.write(move |tx| {
-            insert_moves(tx, &key, first, &moves)?;
-            if set_ending(tx, &key, ending.as_ref(), now)? == 0 {
+            insert_moves(tx, &key, moves.first, &moves.moves)?;
+            if set_ending(tx, &key, moves.ending.as_ref(), now)? == 0 {
                 return Err(StoreError(format!("no game {key}")));
             }
             Ok(())
@@ -402,26 +399,27 @@ mod tests {
         }
     }
 
+    /// `moves` numbered from `first`, ending nothing.
+    fn new_moves(first: usize, moves: &[&str]) -> NewMoves {
+        NewMoves {
+            first,
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            ending: None,
+        }
+    }
+
     #[test]
     fn moves_endings_undo_and_expiry_round_trip() {
         let store = SqliteStore::open(Path::new(":memory:")).unwrap();
         store.create(&game("a", &["D4"])).unwrap();
         store.create(&game("b", &[])).unwrap();
         store
-            .append("a", 2, &["E5".to_string(), "pass".to_string()], None, 150)
+            .append("a", new_moves(2, &["E5", "pass"]), 150)
             .unwrap();
         // A number already taken stores nothing.
-        assert!(
-            store
-                .append("a", 3, &["F6".to_string()], None, 150)
-                .is_err()
-        );
+        assert!(store.append("a", new_moves(3, &["F6"]), 150).is_err());
         // Nor does a game that is not there.
-        assert!(
-            store
-                .append("zz", 1, &["F6".to_string()], None, 150)
-                .is_err()
-        );
+        assert!(store.append("zz", new_moves(1, &["F6"]), 150).is_err());
         let ending = Ending {
             result: "W+R".to_string(),
             dead: vec!["D4".to_string()],
@@ -452,14 +450,10 @@ mod tests {
                     store.create(&game(&key, &[])).unwrap();
                     for n in 1..=30 {
                         store
-                            .append(&key, n, &[format!("m{n}")], None, 100)
+                            .append(&key, new_moves(n, &[&format!("m{n}")]), 100)
                             .unwrap();
                         // A number already taken fails, in whatever group it lands.
-                        assert!(
-                            store
-                                .append(&key, n, &["x".to_string()], None, 100)
-                                .is_err()
-                        );
+                        assert!(store.append(&key, new_moves(n, &["x"]), 100).is_err());
                     }
                 })
             })

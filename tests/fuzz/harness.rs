@@ -14,6 +14,7 @@ use tengen::config::{Config, SearchOverrides};
 use tengen::game::Rules;
 use tengen::gtp::engine::{Kind, kind_of};
 use tengen::gtp::{self, Engine, protocol};
+use tengen::player::levels;
 use tengen::sgf::{self, RecordInfo};
 
 /// The most bytes of one input a target reads: GTP sessions and configs longer than this add
@@ -111,7 +112,7 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
     }
     let config = gtp_config();
     let level = config.level("easy").expect("the easy level");
-    let engine = Engine::new(config.player(level));
+    let engine = Engine::new(levels::player(config, level));
     gtp::serve(engine, Cursor::new(session), std::io::sink()).expect("writing to a sink");
 }
 

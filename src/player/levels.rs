@@ -1,0 +1,126 @@
+//! The players of engines.toml's levels: a checked [`LevelConfig`] made into a player, an
+//! external level into its chain of fallbacks, and a level that cannot analyse given the
+//! [`ANALYST_LEVEL`]'s player to analyse for it.
+
+use std::time::Duration;
+
+use super::external::ExternalEngine;
+use super::fallback::FallbackPlayer;
+use super::heuristic::HeuristicPlayer;
+use super::mcts::MctsPlayer;
+use super::random::RandomPlayer;
+use super::{Player, WithAnalyst};
+use crate::config::{ANALYST_LEVEL, Config, ExternalLevel, LevelConfig};
+use crate::search::SearchSettings;
+
+/// How long an external engine may think about one move when its level does not say.
+const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_millis(10_000);
+
+/// The player of `level`, analysing with the `mcts` level's player (the built-in one unless
+/// the file redefines it) where it cannot itself.
+pub fn player(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
+    let analyst_config = config.clone();
+    Box::new(WithAnalyst::new(
+        build(config, level),
+        Box::new(move || match analyst_config.levels.get(ANALYST_LEVEL) {
+            Some(analyst) => build(&analyst_config, analyst),
+            None => Box::new(MctsPlayer::new(SearchSettings::default())),
+        }),
+    ))
+}
+
+/// A fresh player for `level` alone; `config` resolves external engines and fallback levels.
+pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
+    match level {
+        &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
+        &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
+        LevelConfig::Mcts(settings) => Box::new(MctsPlayer::new(settings.clone())),
+        LevelConfig::External(external) => {
+            let effective = level.effective(config);
+            if !std::ptr::eq(effective, level) {
+                log::info!(
+                    "engine {} is not present: its level plays as its fallback",
+                    external.engine
+                );
+                return build(config, effective);
+            }
+            Box::new(chain(config, external))
+        }
+    }
+}
+
+/// An external level's engine, then its fallback levels (the medium level's player when it
+/// names none), within one move timeout.
+fn chain(config: &Config, external: &ExternalLevel) -> FallbackPlayer {
+    let ExternalLevel {
+        engine,
+        fallback,
+        move_timeout_ms,
+        avoid_early_pass,
+        only_if_present: _,
+    } = external;
+    let command = config
+        .engines
+        .get(engine)
+        .map(|e| config.expand_command(&e.command));
+    let timeout = move_timeout_ms.map_or(DEFAULT_MOVE_TIMEOUT, Duration::from_millis);
+    let engine = ExternalEngine::new(engine, command, timeout)
+        .with_avoid_early_pass(avoid_early_pass.unwrap_or(true));
+    let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine)];
+    players.extend(
+        fallback
+            .iter()
+            .filter_map(|name| config.levels.get(name))
+            .map(|level| build(config, level)),
+    );
+    if players.len() == 1 {
+        players.push(Box::new(HeuristicPlayer::new(None)));
+    }
+    FallbackPlayer::new(players, timeout)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::board::Color;
+    use crate::game::Game;
+    use crate::player::{AnalysisRequest, Budget, PlayerError, Update};
+
+    /// How many reports `player` makes analysing the empty 9x9 board for 50 playouts.
+    fn reports(player: &mut dyn Player) -> Result<usize, PlayerError> {
+        let request = AnalysisRequest {
+            color: Color::Black,
+            interval: Duration::from_secs(3600),
+            allow: Vec::new(),
+            avoid: Vec::new(),
+            ownership: false,
+            moves_ownership: false,
+            budget: Budget {
+                playouts: Some(50),
+                ..Budget::default()
+            },
+        };
+        let mut count = 0;
+        let mut progress = |update: Update<'_>| {
+            count += usize::from(matches!(update, Update::Report(_)));
+            true
+        };
+        player.analyze(&Game::new(9, Default::default()), &request, &mut progress)?;
+        Ok(count)
+    }
+
+    #[test]
+    fn a_level_that_cannot_analyse_is_analysed_for_by_the_mcts_level() {
+        let text = "[levels.mcts]\nplayer = \"mcts\"\nplayouts = 50\nthreads = 1\n";
+        let config = Config::from_text(text, Path::new("engines.toml")).unwrap();
+        let easy = config.level("easy").unwrap();
+        assert!(matches!(
+            reports(build(&config, easy).as_mut()),
+            Err(PlayerError::CannotAnalyze)
+        ));
+        let analysed = reports(player(&config, easy).as_mut()).unwrap();
+        assert!(analysed >= 1, "{analysed} reports");
+    }
+}
