@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 /// Each top-level module of `src/` and its layer: a module may import only modules of a lower
 /// layer (and itself). Same-layer modules stay independent of each other.
 const LAYERS: &[(&str, u32)] = &[
-    // Input.
+    // Input, and finding programs and files on the machine.
     ("lines", 0),
+    ("locate", 0),
     // Rules.
     ("board", 1),
     ("game", 2),
