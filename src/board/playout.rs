@@ -205,7 +205,7 @@ fn captures(board: &Board, p: Point, c: Color) -> bool {
     board
         .neighbors(p)
         .iter()
-        .any(|&n| board.color_at(n) == Some(c.opponent()) && board.liberties(n) == 1)
+        .any(|&n| board.color_at(n) == Some(c.opponent()) && board.in_atari(n))
 }
 
 /// Who owns `p` on a played-out board under area counting: the colour of its stone, or of all
