@@ -220,13 +220,17 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
     let (done, seconds) = measure(options, || {
         board.copy_from(start);
         moves += match policy {
-            PolicyKind::Light => playout::play_out(
-                &mut board,
-                to_move,
-                playout::Policy::Light,
-                move_cap(size),
-                &mut rng,
-            ) as u64,
+            PolicyKind::Light => {
+                let ending = playout::play_out(
+                    &mut board,
+                    to_move,
+                    None,
+                    &mut playout::Light,
+                    &mut rng,
+                    |_, _| {},
+                );
+                ending.moves as u64
+            }
             PolicyKind::Heavy => {
                 // As in a search: the playouts learn last good replies from each other.
                 stones.clear();

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::benson::PassAlive;
 use super::regions::Regions;
 use super::{Game, Scoring};
-use crate::board::playout::{Policy, area_owner, move_cap, play_out};
+use crate::board::playout::{NoSelfAtari, area_owner, play_out};
 use crate::board::{Board, Color, MAX_CELLS, Move, Point};
 
 /// The most playouts the scorer runs by default (fewer when the stones settle early).
@@ -218,13 +218,7 @@ impl Ownership {
         let mut b = board.clone();
         for _ in 0..BATCH {
             b.copy_from(board);
-            play_out(
-                &mut b,
-                to_move,
-                Policy::NoSelfAtari,
-                move_cap(board.size()),
-                &mut rng,
-            );
+            play_out(&mut b, to_move, None, &mut NoSelfAtari, &mut rng, |_, _| {});
             own.playouts += 1;
             for p in b.points() {
                 match area_owner(&b, p) {

@@ -4,13 +4,14 @@
 //! [`super::last_good_reply`]), else settle a fight of two-liberty strings or take the vital
 //! point of a small eye space next to it ([`super::tactics`]), else play a good shape next to
 //! it (weighted by the learned 3x3 pattern gammas), otherwise a random move that neither
-//! fills an own eye nor puts more than a few stones into atari. A mercy rule ends hopeless
-//! playouts early. Allocation-free: it plays on the board it is given.
+//! fills an own eye nor puts more than a few stones into atari
+//! ([`crate::board::playout::random_move`]). A mercy rule ends hopeless playouts early. It
+//! runs in the playout loop of [`crate::board::playout`], allocation-free.
 
 use rand::Rng;
 use rand::rngs::SmallRng;
 
-use crate::board::playout::{MAX_THROW_IN, below, first_from, move_cap};
+use crate::board::playout::{self, MovePolicy, random_move};
 use crate::board::{Board, Cell, Color, Point};
 use crate::patterns::shape_tables;
 
@@ -55,57 +56,97 @@ impl Outcome {
     }
 }
 
-/// Plays from `board` with `to_move` first until two passes in a row, the move cap
-/// ([`move_cap`]), or one side has captured `mercy` stones more than the other. `last` is the
-/// move just played, if any; `replies` the last good replies to answer moves with. Calls
-/// `record` with every stone played, in order.
+/// The search's playout policy (see the module's doc), answering moves with `replies`.
+pub struct Heavy<'a> {
+    scratch: &'a mut Scratch,
+    replies: &'a ReplyTable,
+    /// The capture lead that ends a playout: a third of the board's points, at least 4.
+    mercy: i64,
+}
+
+impl<'a> Heavy<'a> {
+    /// The policy on a board of `size`, reading ladders in `scratch`.
+    pub fn new(size: usize, scratch: &'a mut Scratch, replies: &'a ReplyTable) -> Heavy<'a> {
+        Heavy {
+            scratch,
+            replies,
+            mercy: (size * size / 3).max(4) as i64,
+        }
+    }
+}
+
+impl MovePolicy for Heavy<'_> {
+    fn choose(
+        &mut self,
+        board: &Board,
+        c: Color,
+        last: Option<Point>,
+        own_last: Option<Point>,
+        rng: &mut SmallRng,
+    ) -> Option<Point> {
+        if let Some(l) = last
+            && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
+            && let Some(p) = answer_locally(board, c, l, self.scratch)
+                .or_else(|| own_last.and_then(|o| capture_next_to(board, c, o)))
+        {
+            return Some(p);
+        }
+        if let Some(l) = last
+            && let Some(p) = good_reply(board, c, l, self.replies)
+        {
+            return Some(p);
+        }
+        if let Some(l) = last
+            && rng.next_u32() % 256 < TACTICS_ODDS
+            && let Some(p) = tactics::two_liberty_answer(board, c, l)
+                .or_else(|| tactics::nakade_point(board, l))
+                .filter(|&p| board.is_sensible(p, c))
+        {
+            return Some(p);
+        }
+        if let Some(l) = last
+            && rng.next_u32() % 256 < SHAPE_ODDS
+            && let Some(p) = shape_move(board, c, l, rng)
+        {
+            return Some(p);
+        }
+        random_move(board, c, rng)
+    }
+
+    /// The mercy rule: one side has captured more than `mercy` stones more than the other.
+    #[inline]
+    fn stops(&self, board: &Board) -> bool {
+        capture_lead(board).abs() > self.mercy
+    }
+}
+
+/// Stones Black has captured minus stones White has.
+fn capture_lead(board: &Board) -> i64 {
+    i64::from(board.captures(Color::Black)) - i64::from(board.captures(Color::White))
+}
+
+/// Plays out from `board` with `to_move` first and the [`Heavy`] policy (`last` is the move
+/// just played, if any; `replies` the last good replies to answer moves with) and scores the
+/// result: the area difference, or the whole board to the side ahead when the mercy rule
+/// stopped it. Calls `record` with every stone played, in order.
 pub fn play_out(
     board: &mut Board,
-    mut to_move: Color,
-    mut last: Option<Point>,
+    to_move: Color,
+    last: Option<Point>,
     rng: &mut SmallRng,
     scratch: &mut Scratch,
     replies: &ReplyTable,
-    mut record: impl FnMut(Point, Color),
+    record: impl FnMut(Point, Color),
 ) -> Outcome {
-    let size = board.size();
-    let max_moves = move_cap(size);
-    let mercy = (size * size / 3).max(4) as i64;
-    let mut passes = 0;
-    // The stone before the last one: the mover's own previous move.
-    let mut own_last = None;
-    for _ in 0..max_moves {
-        match choose(board, to_move, last, own_last, rng, scratch, replies) {
-            Some(p) => {
-                board.play(p, to_move);
-                record(p, to_move);
-                passes = 0;
-                own_last = last;
-                last = Some(p);
-            }
-            None => {
-                board.pass();
-                passes += 1;
-                own_last = last;
-                last = None;
-                if passes == 2 {
-                    break;
-                }
-            }
-        }
-        to_move = to_move.opponent();
-        let lead =
-            i64::from(board.captures(Color::Black)) - i64::from(board.captures(Color::White));
-        if lead.abs() > mercy {
-            let all = (size * size) as f32;
-            return Outcome {
-                area_difference: if lead > 0 { all } else { -all },
-            };
-        }
-    }
-    Outcome {
-        area_difference: area_difference(board),
-    }
+    let mut policy = Heavy::new(board.size(), scratch, replies);
+    let ending = playout::play_out(board, to_move, last, &mut policy, rng, record);
+    let area_difference = if ending.stopped {
+        let all = (board.size() * board.size()) as f32;
+        if capture_lead(board) > 0 { all } else { -all }
+    } else {
+        area_difference(board)
+    };
+    Outcome { area_difference }
 }
 
 /// Black's area minus White's on a played-out board: stones, and empty points whose
@@ -113,52 +154,13 @@ pub fn play_out(
 fn area_difference(board: &Board) -> f32 {
     let mut difference = 0i32;
     for p in board.points() {
-        match crate::board::playout::area_owner(board, p) {
+        match playout::area_owner(board, p) {
             Some(Color::Black) => difference += 1,
             Some(Color::White) => difference -= 1,
             None => {}
         }
     }
     difference as f32
-}
-
-/// The playout move of `c`, or `None` to pass; `own_last` is `c`'s previous stone.
-fn choose(
-    board: &Board,
-    c: Color,
-    last: Option<Point>,
-    own_last: Option<Point>,
-    rng: &mut SmallRng,
-    scratch: &mut Scratch,
-    replies: &ReplyTable,
-) -> Option<Point> {
-    if let Some(l) = last
-        && rng.next_u32() % 256 < LOCAL_ANSWER_ODDS
-        && let Some(p) = answer_locally(board, c, l, scratch)
-            .or_else(|| own_last.and_then(|o| capture_next_to(board, c, o)))
-    {
-        return Some(p);
-    }
-    if let Some(l) = last
-        && let Some(p) = good_reply(board, c, l, replies)
-    {
-        return Some(p);
-    }
-    if let Some(l) = last
-        && rng.next_u32() % 256 < TACTICS_ODDS
-        && let Some(p) = tactics::two_liberty_answer(board, c, l)
-            .or_else(|| tactics::nakade_point(board, l))
-            .filter(|&p| board.is_sensible(p, c))
-    {
-        return Some(p);
-    }
-    if let Some(l) = last
-        && rng.next_u32() % 256 < SHAPE_ODDS
-        && let Some(p) = shape_move(board, c, l, rng)
-    {
-        return Some(p);
-    }
-    random_move(board, c, rng)
 }
 
 /// The last good reply of `c` to the move on `last`, when it can be played now: an empty
@@ -262,19 +264,6 @@ fn capture_touching(board: &Board, stone: Point, c: Color) -> Option<Point> {
     })
 }
 
-/// A uniformly random empty point (scanning on from a random start) where `c` may play
-/// without filling its own eye, putting more than [`MAX_THROW_IN`] stones into atari, or
-/// leaving a string only its own eye (which breaks a small string's seki).
-fn random_move(board: &Board, c: Color, rng: &mut SmallRng) -> Option<Point> {
-    let n = board.empty_count();
-    if n == 0 {
-        return None;
-    }
-    first_from(board, below(rng, n), |p| {
-        board.is_sensible(p, c) && !board.is_bad_self_atari(p, c, MAX_THROW_IN)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,17 +323,12 @@ mod tests {
             Point::parse("C4", 9).ok()
         );
         // The playout does so whenever it answers locally (230 of 256 draws).
+        let (mut scratch, replies) = (Scratch::new(), ReplyTable::new());
+        let mut policy = Heavy::new(9, &mut scratch, &replies);
         let takes = (0..200)
             .filter(|_| {
-                choose(
-                    &b,
-                    Color::Black,
-                    Some(g7),
-                    Some(d3),
-                    &mut rng,
-                    &mut Scratch::new(),
-                    &ReplyTable::new(),
-                ) == Point::parse("C4", 9).ok()
+                policy.choose(&b, Color::Black, Some(g7), Some(d3), &mut rng)
+                    == Point::parse("C4", 9).ok()
             })
             .count();
         assert!(takes > 150, "{takes}");
@@ -367,16 +351,9 @@ mod tests {
             Some(Color::White),
         );
         let mut rng = SmallRng::seed_from_u64(2);
+        let mut scratch = Scratch::new();
         let mut play = |replies: &ReplyTable| {
-            choose(
-                &b,
-                Color::White,
-                Some(e5),
-                None,
-                &mut rng,
-                &mut Scratch::new(),
-                replies,
-            )
+            Heavy::new(9, &mut scratch, replies).choose(&b, Color::White, Some(e5), None, &mut rng)
         };
         assert!((0..50).all(|_| play(&replies) == Some(c3)));
         // Without it the choice spreads over the board.
@@ -442,27 +419,6 @@ mod tests {
     }
 
     #[test]
-    fn random_moves_keep_a_small_strings_seki() {
-        // Black A2 and B1 keep A1 as their eye and share B2 with White's group: B2 would
-        // give White the corner. A1 is Black's eye, E1 and D4 White's: Black passes.
-        let b = board(
-            5,
-            &["A2", "B1"],
-            &[
-                "C1", "D1", "C2", "D2", "E2", "A3", "B3", "C3", "D3", "E3", "A4", "B4", "C4", "E4",
-                "A5", "B5", "C5", "D5", "E5",
-            ],
-        );
-        let b2 = Point::parse("B2", 5).unwrap();
-        assert!(b.is_sensible(b2, Color::Black));
-        assert_eq!(b.self_atari_size(b2, Color::Black), Some(3));
-        let mut rng = SmallRng::seed_from_u64(7);
-        for _ in 0..20 {
-            assert_eq!(random_move(&b, Color::Black, &mut rng), None);
-        }
-    }
-
-    #[test]
     fn playouts_end_and_score_every_point() {
         let mut rng = SmallRng::seed_from_u64(3);
         for size in [5, 9, 19] {
@@ -482,5 +438,38 @@ mod tests {
                 assert!(out.area_difference.abs() <= (size * size) as f32);
             }
         }
+    }
+
+    #[test]
+    fn the_mercy_rule_gives_the_board_to_the_side_far_ahead_in_captures() {
+        // On 5x5 a lead of more than 8 captured stones ends the playout at the stone that
+        // made it and gives the whole board to the side ahead.
+        let mut rng = SmallRng::seed_from_u64(9);
+        let (mut scratch, replies) = (Scratch::new(), ReplyTable::new());
+        let mut stopped = 0;
+        for _ in 0..300 {
+            let mut b = Board::new(5);
+            let mut stones = Vec::new();
+            let out = play_out(
+                &mut b,
+                Color::Black,
+                None,
+                &mut rng,
+                &mut scratch,
+                &replies,
+                |p, c| stones.push((p, c)),
+            );
+            let mut replay = Board::new(5);
+            let first_far_ahead = stones.iter().position(|&(p, c)| {
+                replay.play(p, c);
+                capture_lead(&replay).abs() > 8
+            });
+            if let Some(i) = first_far_ahead {
+                stopped += 1;
+                assert_eq!(i, stones.len() - 1);
+                assert_eq!(out.area_difference, 25f32.copysign(capture_lead(&b) as f32));
+            }
+        }
+        assert!(stopped > 0);
     }
 }
