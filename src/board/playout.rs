@@ -150,6 +150,7 @@ mod tests {
     use rand::SeedableRng;
 
     #[test]
+    #[cfg_attr(debug_assertions, ignore = "hundreds of playouts: release only")]
     fn playouts_end_with_only_eyes_and_keep_invariants() {
         let mut rng = SmallRng::seed_from_u64(7);
         for size in [2, 3, 5, 9, 13, 19] {

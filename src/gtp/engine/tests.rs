@@ -344,7 +344,8 @@ fn quit_is_answered_then_ends() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // Fewer cases in a debug build, where each is slow.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 64 } else { 512 }))]
     #[test]
     fn arbitrary_commands_never_panic(
         name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),

@@ -205,6 +205,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "scores many positions with playouts: release only"
+    )]
     fn dame_and_ataris_are_open_and_a_finished_game_is_not() {
         let rows = |e5: char, e6: char| {
             let row5 = format!("...X{e5}O...");
