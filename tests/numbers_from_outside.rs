@@ -58,6 +58,9 @@ fn move_time(clock: &Clock, game: &Game, color: Color) -> String {
     format!("{:?}", time_for_move(clock, game.board(), color))
 }
 
+/// What a time command should do to the clock.
+type ClockChange<'a> = &'a dyn Fn(&mut Clock);
+
 /// Every clock time above a day (or not finite) is `? syntax error`, the clock is left as it
 /// was (the next move gets the time the clock set before gives), and the next genmove of a
 /// search answers with a move; a day is taken, and the search still answers.
@@ -108,7 +111,7 @@ fn clock_times_are_at_most_a_day() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut clock = Clock::default();
     let mut expected = Vec::new();
-    let steps: [(&str, Color, &dyn Fn(&mut Clock)); 4] = [
+    let steps: [(&str, Color, ClockChange); 4] = [
         ("time_settings 86400 86400 25", Color::Black, &|c| {
             c.set_system(TimeSystem::Canadian {
                 main: 86400.0,

@@ -246,6 +246,9 @@ fn rules_and_scores() {
     );
 }
 
+/// What a time command should do to the clock.
+type ClockChange<'a> = &'a dyn Fn(&mut Clock);
+
 /// Each time command leaves the clock holding its numbers: `time_settings` and
 /// `kgs-time_settings` set the system and give both players its full time again, `time_left`
 /// sets one colour's time and stones (a negative time or count is 0); a refused command
@@ -255,7 +258,7 @@ fn time_commands_accept_every_form() {
     let mut e = engine();
     let mut expected = Clock::default();
     assert_eq!(e.clock, expected);
-    let steps: [(&str, &dyn Fn(&mut Clock)); 14] = [
+    let steps: [(&str, ClockChange); 14] = [
         ("time_settings 300 30 5", &|c| {
             c.set_system(TimeSystem::Canadian {
                 main: 300.0,
