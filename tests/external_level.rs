@@ -129,9 +129,20 @@ fn a_slow_child_takes_over_once_it_has_started() {
     engine.ok("clear_board");
     let first = engine.ok("genmove b");
     assert_ne!(first, "PASS", "the fallback plays while the child starts");
-    std::thread::sleep(Duration::from_secs(4));
-    // The fake engine passes once it is up.
-    assert_eq!(engine.ok("genmove w"), "PASS");
+    // The fake engine passes once it is up (after 3 s); until then the fallback answers,
+    // and its move is taken back. The bound is ten times the child's start, against a hang.
+    let started = Instant::now();
+    loop {
+        if engine.ok("genmove w") == "PASS" {
+            break;
+        }
+        engine.ok("undo");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the child never took over"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     assert!(engine.ok("version").contains("fake-engine slow"));
 }
 

@@ -7,6 +7,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{Gtp, tengen_path};
+use tengen::game::{Game, Rules};
+use tengen::player::random::RandomPlayer;
+use tengen::player::{Budget, Player, Silent};
 
 #[test]
 fn ids_preprocessing_and_pipelining() {
@@ -157,14 +160,41 @@ fn bad_configs_exit_2_with_one_line_naming_file_and_key() {
     assert_eq!(missing.status.code(), Some(2));
 }
 
+/// A level from engines.toml, named as the default level, is the one that plays: its moves
+/// are those of a random player seeded as the file says.
 #[test]
 fn a_good_config_adds_a_level() {
-    let (code, stdout, _) = run_with_config(
-        "default_level = \"fixed\"\n[levels.fixed]\nplayer = \"random\"\nseed = 5\n",
-        &[],
-    );
+    let toml = "default_level = \"fixed\"\n[levels.fixed]\nplayer = \"random\"\nseed = 5\n";
+    let (code, stdout, _) = run_with_config(toml, &[]);
     assert_eq!(code, Some(0));
     assert!(stdout.is_empty(), "no GTP input, no output: {stdout}");
+
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("tengen-cfg-play-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("engines.toml");
+    std::fs::write(&path, toml).unwrap();
+    let mut engine = Gtp::spawn(tengen_path(), &["--config", path.to_str().unwrap()]);
+    engine.ok("boardsize 9");
+    let mut level = RandomPlayer::new(Some(5));
+    let mut game = Game::new(9, Rules::default());
+    for _ in 0..20 {
+        let color = game.to_move();
+        let expected = level
+            .genmove(&game, color, &Budget::default(), &mut Silent)
+            .unwrap()
+            .as_move()
+            .unwrap();
+        let answer = engine.ok(&format!("genmove {color}"));
+        assert_eq!(
+            answer,
+            expected.to_vertex(9),
+            "move {} is not the seeded random player's",
+            game.moves().len() + 1
+        );
+        game.play(color, expected).unwrap();
+    }
+    assert_eq!(engine.quit(), Some(0));
 }
 
 #[test]

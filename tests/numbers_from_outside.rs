@@ -9,12 +9,71 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{Gtp, tengen_path};
+use tengen::board::{Color, Move};
+use tengen::game::clock::{Clock, TimeSystem};
+use tengen::game::{Game, Rules};
+use tengen::search::time_for_move;
+
+/// tengen at the `mcts` level (a search, which takes the clock's deadline; few playouts, so
+/// that a day on the clock still answers at once), its engine's debug log in a file: the log
+/// says the time each move was given, which the clock alone decides.
+fn searching_engine(name: &str) -> (Gtp, PathBuf) {
+    let log = scratch("clock").join(format!("{name}.log"));
+    let child = Command::new(tengen_path())
+        .args([
+            "gtp",
+            "--level",
+            "mcts",
+            "--playouts",
+            "50",
+            "--threads",
+            "1",
+        ])
+        .env("RUST_LOG", "tengen::gtp::engine=debug")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let mut engine = Gtp::from_child(child);
+    // Off the opening book, so that every genmove searches.
+    for command in ["boardsize 9", "komi 7.5"] {
+        engine.ok(command);
+    }
+    (engine, log)
+}
+
+/// The move times tengen's log reports, in order.
+fn move_times(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split("time for this move: ").nth(1))
+        .map(str::to_string)
+        .collect()
+}
+
+/// What `clock` gives `color` for its next move in `game`, as the log writes it.
+fn move_time(clock: &Clock, game: &Game, color: Color) -> String {
+    format!("{:?}", time_for_move(clock, game.board(), color))
+}
+
+/// What a time command should do to the clock.
+type ClockChange<'a> = &'a dyn Fn(&mut Clock);
 
 /// Every clock time above a day (or not finite) is `? syntax error`, the clock is left as it
-/// was, and the next genmove answers with a move.
+/// was (the next move gets the time the clock set before gives), and the next genmove of a
+/// search answers with a move; a day is taken, and the search still answers.
 #[test]
 fn clock_times_are_at_most_a_day() {
-    for command in [
+    let mut before = Clock::default();
+    before.set_system(TimeSystem::Canadian {
+        main: 120.0,
+        period: 10.0,
+        stones: 5,
+    });
+    let empty = Game::new(9, Rules::chinese(7.5));
+    for (i, command) in [
         "time_settings 1e300 0 0",
         "time_settings 1e21 0 0",
         "time_settings 5e20 0 0",
@@ -25,31 +84,69 @@ fn clock_times_are_at_most_a_day() {
         "kgs-time_settings byoyomi 0 1e300 1",
         "kgs-time_settings canadian 1e300 0 1",
         "time_left b 1e308 0",
-        "time_left w inf 0",
-    ] {
-        let mut engine = Gtp::tengen("easy");
-        engine.ok("boardsize 9");
+        "time_left b inf 0",
+        "time_left b nan 3",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (mut engine, log) = searching_engine(&format!("refused-{i}"));
+        engine.ok("time_settings 120 10 5");
         assert_eq!(
             engine.send(command),
             Err("syntax error".into()),
             "{command}"
         );
         let answer = engine.ok("genmove b");
-        assert!(!answer.is_empty(), "{command}: {answer}");
+        assert!(Move::parse(&answer, 9).is_ok(), "{command}: {answer}");
         assert_eq!(engine.quit(), Some(0), "{command}");
+        assert_eq!(
+            move_times(&log),
+            [move_time(&before, &empty, Color::Black)],
+            "{command}: the clock changed"
+        );
     }
-    let mut engine = Gtp::tengen("easy");
-    engine.ok("boardsize 9");
-    for command in [
-        "time_settings 86400 86400 25",
-        "kgs-time_settings byoyomi 86400 86400 5",
-        "time_left b 86400 0",
-        "time_left w -3 0",
-    ] {
+    // Each accepted setting is followed by a move of the colour whose clock it set exactly.
+    let (mut engine, log) = searching_engine("a-day");
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut clock = Clock::default();
+    let mut expected = Vec::new();
+    let steps: [(&str, Color, ClockChange); 4] = [
+        ("time_settings 86400 86400 25", Color::Black, &|c| {
+            c.set_system(TimeSystem::Canadian {
+                main: 86400.0,
+                period: 86400.0,
+                stones: 25,
+            })
+        }),
+        (
+            "kgs-time_settings byoyomi 86400 86400 5",
+            Color::Black,
+            &|c| {
+                c.set_system(TimeSystem::Byoyomi {
+                    main: 86400.0,
+                    period: 86400.0,
+                    periods: 5,
+                })
+            },
+        ),
+        ("time_left b 86400 0", Color::Black, &|c| {
+            c.set_left(Color::Black, 86400.0, 0)
+        }),
+        ("time_left w -3 0", Color::White, &|c| {
+            c.set_left(Color::White, 0.0, 0)
+        }),
+    ];
+    for (command, color, change) in steps {
         engine.ok(command);
-        engine.ok("genmove b");
+        change(&mut clock);
+        expected.push(move_time(&clock, &game, color));
+        let answer = engine.ok(&format!("genmove {color}"));
+        let mv = Move::parse(&answer, 9).unwrap_or_else(|_| panic!("{command}: {answer}"));
+        game.play(color, mv).unwrap();
     }
     assert_eq!(engine.quit(), Some(0));
+    assert_eq!(move_times(&log), expected);
 }
 
 /// A scratch directory of this test process.

@@ -272,6 +272,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(debug_assertions, ignore = "hundreds of playouts: release only")]
     fn playouts_end_with_only_eyes_and_keep_invariants() {
         let mut rng = SmallRng::seed_from_u64(7);
         check_playouts(&mut Light, &mut rng);

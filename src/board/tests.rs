@@ -170,7 +170,8 @@ fn slow_eye(board: &Board, p: Point, c: Color) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    // Fewer games in a debug build, where the board's debug_asserts run but each game is slow.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 8 } else { 64 }))]
     #[test]
     fn random_games_keep_invariants(size in 2usize..=13, seed in any::<u64>(), allow_suicide in any::<bool>()) {
         use rand::{SeedableRng, RngExt, rngs::SmallRng};

@@ -333,6 +333,10 @@ fn the_shipped_books_read_and_hold_legal_moves() {
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a book build of many searches: release only"
+)]
 fn a_small_build_follows_the_best_moves_and_goes_on_from_a_book() {
     let a1 = Move::Play(p("A1", 5));
     let options = BuildOptions {

@@ -937,6 +937,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(debug_assertions, ignore = "many 19x19 games: release only")]
     fn beats_the_random_player_on_19x19() {
         let points = score_against_random(19, 7.5, 4);
         assert!(points >= 4.0, "medium scored {points} of 4 against random");

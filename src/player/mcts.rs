@@ -140,6 +140,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(debug_assertions, ignore = "searches whole games: release only")]
     fn dynamic_komi_never_makes_black_resign() {
         // 100 points a stone make every playout a loss for Black, yet it plays on.
         assert!(

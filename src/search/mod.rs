@@ -815,6 +815,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "searches and scores many positions: release only"
+    )]
     fn passes_after_the_opponent_passed_when_the_board_counts_a_win() {
         let mut mcts = player(2000, 1);
         // At komi 0.5 White wins by 8.5 when the game ends now: after Black's pass it passes
@@ -889,6 +893,10 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "a debug build's first search loads the pattern tables for seconds"
+    )]
     fn stops_at_the_deadline() {
         let game = Game::new(9, Rules::chinese(7.0));
         let mut mcts = Search::new(SearchSettings {

@@ -40,6 +40,10 @@ fn synthetic_with(
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "pattern training on many games: release only"
+)]
 fn mm_recovers_the_better_feature() {
     let options = MmOptions {
         iterations: 50,
@@ -60,6 +64,10 @@ fn mm_recovers_the_better_feature() {
 }
 
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "pattern training on many games: release only"
+)]
 fn mm_learns_spatial_patterns_and_pools_the_rare_ones() {
     let favoured = lopsided();
     let rare = spatial::canonical(1);

@@ -246,21 +246,85 @@ fn rules_and_scores() {
     );
 }
 
+/// What a time command should do to the clock.
+type ClockChange<'a> = &'a dyn Fn(&mut Clock);
+
+/// Each time command leaves the clock holding its numbers: `time_settings` and
+/// `kgs-time_settings` set the system and give both players its full time again, `time_left`
+/// sets one colour's time and stones (a negative time or count is 0); a refused command
+/// leaves the clock as it was.
 #[test]
 fn time_commands_accept_every_form() {
     let mut e = engine();
-    for line in [
-        "time_settings 300 30 5",
-        "time_settings 0 1 0",
-        "time_left b 120 0",
-        "time_left w -3 2",
-        "kgs-time_settings none",
-        "kgs-time_settings absolute 600",
-        "kgs-time_settings canadian 600 300 25",
-        "kgs-time_settings byoyomi 600 30 5",
-        "time_left white 25 3",
-    ] {
+    let mut expected = Clock::default();
+    assert_eq!(e.clock, expected);
+    let steps: [(&str, ClockChange); 14] = [
+        ("time_settings 300 30 5", &|c| {
+            c.set_system(TimeSystem::Canadian {
+                main: 300.0,
+                period: 30.0,
+                stones: 5,
+            })
+        }),
+        ("time_left b 120 0", &|c| c.set_left(Color::Black, 120.0, 0)),
+        ("time_left w -3 2", &|c| c.set_left(Color::White, 0.0, 2)),
+        ("time_left W 7.5 -1", &|c| c.set_left(Color::White, 7.5, 0)),
+        ("time_settings 0 1 0", &|c| c.set_system(TimeSystem::None)),
+        ("time_settings 600 0 0", &|c| {
+            c.set_system(TimeSystem::Absolute { main: 600.0 })
+        }),
+        ("kgs-time_settings none", &|c| {
+            c.set_system(TimeSystem::None)
+        }),
+        ("kgs-time_settings absolute 900", &|c| {
+            c.set_system(TimeSystem::Absolute { main: 900.0 })
+        }),
+        ("kgs-time_settings canadian 600 300 25", &|c| {
+            c.set_system(TimeSystem::Canadian {
+                main: 600.0,
+                period: 300.0,
+                stones: 25,
+            })
+        }),
+        ("time_left black 45 4", &|c| {
+            c.set_left(Color::Black, 45.0, 4)
+        }),
+        ("kgs-time_settings byoyomi 660 30 5", &|c| {
+            c.set_system(TimeSystem::Byoyomi {
+                main: 660.0,
+                period: 30.0,
+                periods: 5,
+            })
+        }),
+        ("time_left white 25 3", &|c| {
+            c.set_left(Color::White, 25.0, 3)
+        }),
+        ("time_left B 2.5 0", &|c| c.set_left(Color::Black, 2.5, 0)),
+        ("kgs-time_settings BYOYOMI 0 10 1", &|c| {
+            c.set_system(TimeSystem::Byoyomi {
+                main: 0.0,
+                period: 10.0,
+                periods: 1,
+            })
+        }),
+    ];
+    for (line, change) in steps {
         ok(&mut e, line);
+        change(&mut expected);
+        assert_eq!(e.clock, expected, "after `{line}`");
+    }
+    ok(&mut e, "time_left b 17 2");
+    expected.set_left(Color::Black, 17.0, 2);
+    for refused in [
+        "time_settings 300 30",
+        "time_settings 300 -30 5",
+        "time_left x 5 0",
+        "time_left b 5",
+        "kgs-time_settings canadian 600 300",
+        "kgs-time_settings fischer 600 10",
+    ] {
+        assert_eq!(run(&mut e, refused), Err(GtpError::Syntax), "{refused}");
+        assert_eq!(e.clock, expected, "after `{refused}`");
     }
 }
 
@@ -283,7 +347,8 @@ fn quit_is_answered_then_ends() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    // Fewer cases in a debug build, where each is slow.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 64 } else { 512 }))]
     #[test]
     fn arbitrary_commands_never_panic(
         name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),

@@ -210,6 +210,10 @@ pub(super) mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "scores many positions with playouts: release only"
+    )]
     fn dame_and_ataris_are_open_and_a_finished_game_is_not() {
         // E5 is dame between the two walls.
         let dame = walls('.', 'O');
