@@ -1,7 +1,8 @@
 //! Ladder reading for the move patterns, the playouts and the priors: whether a string with two liberties can be
 //! chased into capture by successive ataris. The attacker tries both liberties at each step,
 //! keeping the one after which the defender's forced extension leaves it with two liberties
-//! again; the defender escapes when it gets three liberties or can capture a chasing stone.
+//! again; the defender escapes when it gets three liberties or, after an atari, can take a
+//! chasing string (of any size) instead of extending.
 //! Reads on scratch boards owned by the caller, so it allocates nothing.
 
 use crate::board::{Board, Color, Point};
@@ -154,7 +155,8 @@ enum Step {
     /// The defender extended to two liberties again: the order of liberties used (0 for the
     /// atari on the first) and the two moves.
     Continues(usize, (Point, Point)),
-    /// No atari in `orders` keeps the string at two liberties, or it can capture a chaser.
+    /// No atari in `orders` keeps the string at two liberties without leaving a chasing
+    /// string for it to take.
     Escapes,
 }
 
@@ -169,7 +171,7 @@ fn step(
 ) -> Step {
     let defender = attacker.opponent();
     let mut libs = [s; 3];
-    if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
+    if chase.string_liberties(s, &mut libs) != 2 {
         return Step::Escapes;
     }
     for order in orders {
@@ -179,8 +181,8 @@ fn step(
         }
         trial.copy_from(chase);
         trial.play(atari, attacker);
-        if trial.in_atari(atari) && trial.string_size(atari) == 1 {
-            // The chasing stone can be taken at once: no ladder this way.
+        if can_capture_a_chaser(trial, s, escape) {
+            // The defender takes a chasing string instead of extending: no ladder this way.
             continue;
         }
         if trial.legality(escape, defender).is_err() {
@@ -196,16 +198,21 @@ fn step(
     Step::Escapes
 }
 
-/// Whether a string of the other colour touching the string on `s` is in atari.
-fn can_capture_a_chaser(board: &Board, s: Point) -> bool {
+/// Whether the string on `s`, in atari with its last liberty `escape`, can take a string of
+/// the other colour touching it by playing elsewhere than `escape` (a capture on `escape` is
+/// the extension itself, which the chase reads). A chasing string that the atari saved has
+/// liberties again and does not count.
+fn can_capture_a_chaser(board: &Board, s: Point, escape: Point) -> bool {
     let Some(own) = board.color_at(s) else {
         return false;
     };
     board.string_stones(s).any(|stone| {
-        board
-            .neighbors(stone)
-            .iter()
-            .any(|&n| board.color_at(n) == Some(own.opponent()) && board.in_atari(n))
+        board.neighbors(stone).iter().any(|&n| {
+            board.color_at(n) == Some(own.opponent())
+                && board
+                    .atari_liberty(n)
+                    .is_some_and(|lib| lib != escape && board.legality(lib, own).is_ok())
+        })
     })
 }
 
@@ -283,6 +290,62 @@ mod tests {
         let mut rows = LADDER;
         rows[4] = ". . O . . . . . .";
         rows[5] = ". O X . . . . . .";
+        assert!(white_c3_escapes(&rows));
+    }
+
+    /// White C1 has two liberties, B1 and D1; White D1 would be suicide.
+    const CHASER_IN_ATARI: [&str; 9] = [
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". O X X . . . . .",
+        "X . O . X . . . .",
+    ];
+
+    #[test]
+    fn an_atari_that_leaves_two_chasing_stones_in_atari_does_not_kill() {
+        // Black B1 ataris White C1 but leaves Black A1-B1 with one liberty, A2: White takes
+        // the pair instead of extending.
+        let b = crate::patterns::tests::board_from_rows(&CHASER_IN_ATARI);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let mut scratch = Scratch::new();
+        assert!(!is_ladder_atari(
+            &b,
+            pt("C1"),
+            pt("B1"),
+            Color::Black,
+            &mut scratch
+        ));
+        // Without White B2 the pair has two liberties and the atari kills: White D1 is
+        // suicide.
+        let mut rows = CHASER_IN_ATARI;
+        rows[7] = ". . X X . . . . .";
+        let b = crate::patterns::tests::board_from_rows(&rows);
+        assert!(is_ladder_atari(
+            &b,
+            pt("C1"),
+            pt("B1"),
+            Color::Black,
+            &mut scratch
+        ));
+    }
+
+    #[test]
+    fn a_chasing_string_in_atari_that_the_next_atari_saves_does_not_let_the_string_out() {
+        // After White D3, Black C2-E2 has one liberty, E3; Black's atari there saves it, and
+        // the ladder runs up to the right.
+        let mut rows = LADDER;
+        rows[6] = ". X O . . X . . .";
+        rows[7] = ". O X X X O . . .";
+        rows[8] = ". . O O O . . . .";
+        assert!(!white_c3_escapes(&rows));
+        // Without Black F3 the saved string is in atari again once White reaches E4, and no
+        // atari there saves it: White takes it.
+        rows[6] = ". X O . . . . . .";
         assert!(white_c3_escapes(&rows));
     }
 
