@@ -10,6 +10,7 @@ pub mod lines;
 pub mod board;
 pub mod game;
 pub mod sgf;
+pub mod tactics;
 
 // Knowledge and search: move patterns, tengen's Monte Carlo tree search, the pattern
 // trainer, and the client that drives another GTP engine.

@@ -15,7 +15,7 @@ use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
-use crate::patterns::ladder::{Scratch, escapes, is_ladder_atari, ladder_atari};
+use crate::tactics::{Scratch, escapes, is_ladder_atari, ladder_atari};
 
 /// Largest eye space where a stone is worth playing inside to make or destroy eyes
 /// although it may be captured.

@@ -1,11 +1,13 @@
-//! Ladder reading for the move patterns, the playouts and the priors: whether a string with two liberties can be
-//! chased into capture by successive ataris. The attacker tries both liberties at each step,
+//! Ladder reading: whether a string with two liberties can be chased into capture by
+//! successive ataris. The attacker tries both liberties at each step,
 //! keeping the one after which the defender's forced extension leaves it with two liberties
 //! again; the defender escapes when it gets three liberties or, after an atari, can take a
 //! chasing string (of any size) instead of extending.
 //! Reads on scratch boards owned by the caller, so it allocates nothing.
 
 use crate::board::{Board, Color, Point};
+
+use super::capture::touching_ataris;
 
 /// Ladder steps read at most (a ladder across a 25x25 board and back is shorter).
 const MAX_STEPS: usize = 64;
@@ -206,19 +208,17 @@ fn can_capture_a_chaser(board: &Board, s: Point, escape: Point) -> bool {
     let Some(own) = board.color_at(s) else {
         return false;
     };
-    board.string_stones(s).any(|stone| {
-        board.neighbors(stone).iter().any(|&n| {
-            board.color_at(n) == Some(own.opponent())
-                && board
-                    .atari_liberty(n)
-                    .is_some_and(|lib| lib != escape && board.legality(lib, own).is_ok())
-        })
+    touching_ataris(board, s, own.opponent()).any(|n| {
+        board
+            .atari_liberty(n)
+            .is_some_and(|lib| lib != escape && board.legality(lib, own).is_ok())
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tactics::tests::{LADDER, board_from_rows};
 
     fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
         Board::with_stones(size, black, white)
@@ -252,22 +252,8 @@ mod tests {
         );
     }
 
-    /// White C3 is in atari (its liberty is D3); extending there leaves two liberties, and
-    /// Black chases it up the diagonal.
-    const LADDER: [&str; 9] = [
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . X . . . . . .",
-        ". X O . . . . . .",
-        ". . X X . . . . .",
-        ". . . . . . . . .",
-    ];
-
     fn white_c3_escapes(rows: &[&str]) -> bool {
-        let b = crate::patterns::tests::board_from_rows(rows);
+        let b = board_from_rows(rows);
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         assert!(b.in_atari(pt("C3")));
         escapes(&b, pt("D3"), Color::White, &mut Scratch::new())
@@ -310,7 +296,7 @@ mod tests {
     fn an_atari_that_leaves_two_chasing_stones_in_atari_does_not_kill() {
         // Black B1 ataris White C1 but leaves Black A1-B1 with one liberty, A2: White takes
         // the pair instead of extending.
-        let b = crate::patterns::tests::board_from_rows(&CHASER_IN_ATARI);
+        let b = board_from_rows(&CHASER_IN_ATARI);
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let mut scratch = Scratch::new();
         assert!(!is_ladder_atari(
@@ -324,7 +310,7 @@ mod tests {
         // suicide.
         let mut rows = CHASER_IN_ATARI;
         rows[7] = ". . X X . . . . .";
-        let b = crate::patterns::tests::board_from_rows(&rows);
+        let b = board_from_rows(&rows);
         assert!(is_ladder_atari(
             &b,
             pt("C1"),
