@@ -15,7 +15,7 @@ use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
-use crate::tactics::{Scratch, escapes, is_ladder_atari, ladder_atari};
+use crate::tactics::{Scratch, escapes, is_ladder_atari, ladder_atari, stones_saved_by_capture};
 
 /// Largest eye space where a stone is worth playing inside to make or destroy eyes
 /// although it may be captured.
@@ -301,39 +301,6 @@ impl<'a> Evaluator<'a> {
         self.eye_spaces.regions.region_of(p).map_or(0, Region::size)
     }
 
-    /// Liberties (up to four) the string of a stone of `me` on the empty point `p` would
-    /// have, counting each captured neighbour as one.
-    fn liberties_after(&self, p: Point) -> usize {
-        let board = self.board;
-        let mut libs = [p; 4];
-        let mut n = 0;
-        let mut add = |q: Point, n: &mut usize| {
-            if *n < libs.len() && q != p && !libs[..*n].contains(&q) {
-                libs[*n] = q;
-                *n += 1;
-            }
-        };
-        for nb in board.neighbors(p) {
-            match board.cell(nb) {
-                Cell::Empty => add(nb, &mut n),
-                Cell::Border => {}
-                cell if cell.color() == Some(self.me) => {
-                    let mut buf = [p; 5];
-                    let k = board.string_liberties(nb, &mut buf);
-                    for &q in &buf[..k] {
-                        add(q, &mut n);
-                    }
-                }
-                _ => {
-                    if board.liberties(nb) == 1 {
-                        add(nb, &mut n);
-                    }
-                }
-            }
-        }
-        n
-    }
-
     /// The score of a stone of `me` on the legal empty point `p` that is not its own eye;
     /// `None` for a move never to play.
     fn score(&self, p: Point, scratch: &mut Scratch) -> Option<f32> {
@@ -350,7 +317,7 @@ impl<'a> Evaluator<'a> {
                 _ => opp.add(board, n),
             }
         }
-        let libs = self.liberties_after(p);
+        let libs = board.liberties_after(p, me, 4);
         let captured = opp.stones_with_libs(1);
         let mut score = 0.0;
         // Moves that win or save stones are played even inside a territory.
@@ -363,7 +330,7 @@ impl<'a> Evaluator<'a> {
         }
         if captured > 0 {
             score += 60.0 + 12.0 * captured as f32;
-            score += 10.0 * self.rescued_by_capture(&opp) as f32;
+            score += 10.0 * stones_saved_by_capture(board, p, me) as f32;
             tactical = true;
         } else if libs <= 1 {
             // A self-atari: allowed only as a one-stone throw-in that puts a larger string
@@ -454,26 +421,6 @@ impl<'a> Evaluator<'a> {
         score += self.lines(p, empty_neighbors);
         score += self.shape(p, libs);
         Some(score)
-    }
-
-    /// Stones of own strings in atari that capturing the strings in atari among `opp` saves.
-    fn rescued_by_capture(&self, opp: &Strings) -> usize {
-        let board = self.board;
-        let own = Cell::from(self.me);
-        let mut saved = Strings::new(opp.heads[0]);
-        for (h, l, _) in opp.iter() {
-            if l != 1 {
-                continue;
-            }
-            for stone in board.string_stones(h) {
-                for n in board.neighbors(stone) {
-                    if board.cell(n) == own && board.liberties(n) == 1 && saved.n < 4 {
-                        saved.add(board, n);
-                    }
-                }
-            }
-        }
-        saved.iter().map(|s| s.2).sum()
     }
 
     /// The points that `p` would bring nearer to `me` than to the opponent (or take from

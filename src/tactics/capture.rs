@@ -1,5 +1,6 @@
-//! Captures around a string: the strings of the other colour touching it that are in atari,
-//! which its owner can take instead of answering an atari.
+//! Captures around a string: the strings of the other colour touching it that are in atari
+//! (which its owner can take instead of answering an atari), and the own strings in atari
+//! that a capture saves.
 
 use crate::board::{Board, Color, Point};
 
@@ -15,25 +16,57 @@ pub fn touching_ataris(board: &Board, s: Point, other: Color) -> impl Iterator<I
     })
 }
 
+/// The stones of `c`'s strings in atari that `c`'s stone on `p` saves by capturing the
+/// strings in atari next to it (counting the first four such strings).
+pub fn stones_saved_by_capture(board: &Board, p: Point, c: Color) -> usize {
+    let mut captured = [p; 4];
+    let mut n_captured = 0;
+    let mut saved = [p; 4];
+    let mut n_saved = 0;
+    let mut stones = 0;
+    for n in board.neighbors(p) {
+        if board.color_at(n) != Some(c.opponent()) || !board.in_atari(n) {
+            continue;
+        }
+        let head = board.string_head(n);
+        if captured[..n_captured].contains(&head) {
+            continue;
+        }
+        captured[n_captured] = head;
+        n_captured += 1;
+        for own in touching_ataris(board, head, c) {
+            let own_head = board.string_head(own);
+            if n_saved < saved.len() && !saved[..n_saved].contains(&own_head) {
+                saved[n_saved] = own_head;
+                n_saved += 1;
+                stones += board.string_size(own);
+            }
+        }
+    }
+    stones
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tactics::tests::board_from_rows;
 
+    /// White C5 is in atari (its liberty C4), and so is Black D5-E5 next to it (E4).
+    const SURROUNDED_PAIR: [&str; 9] = [
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . X . . . . . .",
+        ". . X O O . . . .",
+        ". X O X X O . . .",
+        ". . . O . O . . .",
+        ". . . . O . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+    ];
+
     #[test]
     fn the_strings_in_atari_around_a_string() {
-        // White C5 is in atari (its liberty C4) and touches Black D5-E5.
-        let b = board_from_rows(&[
-            ". . . . . . . . .",
-            ". . . . . . . . .",
-            ". . X . . . . . .",
-            ". . X O O . . . .",
-            ". X O X X O . . .",
-            ". . . O . O . . .",
-            ". . . . O . . . .",
-            ". . . . . . . . .",
-            ". . . . . . . . .",
-        ]);
+        let b = board_from_rows(&SURROUNDED_PAIR);
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let touching: Vec<Point> = touching_ataris(&b, pt("D5"), Color::White).collect();
         assert_eq!(touching, [pt("C5")]);
@@ -43,5 +76,16 @@ mod tests {
         touching.sort_by_key(|p| p.index());
         assert_eq!(touching, [pt("D5"), pt("E5")]);
         assert_eq!(touching_ataris(&b, pt("E3"), Color::Black).count(), 0);
+    }
+
+    #[test]
+    fn a_capture_saves_the_strings_in_atari_around_the_captured_one() {
+        // In SURROUNDED_PAIR Black C4 takes C5 and saves D5-E5; White E4 takes D5-E5 and
+        // saves C5; Black F6 takes nothing.
+        let b = board_from_rows(&SURROUNDED_PAIR);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        assert_eq!(stones_saved_by_capture(&b, pt("C4"), Color::Black), 2);
+        assert_eq!(stones_saved_by_capture(&b, pt("E4"), Color::White), 1);
+        assert_eq!(stones_saved_by_capture(&b, pt("F6"), Color::Black), 0);
     }
 }
