@@ -16,6 +16,14 @@ pub fn touching_ataris(board: &Board, s: Point, other: Color) -> impl Iterator<I
     })
 }
 
+/// The points where `c` legally takes an opponent string in atari touching `c`'s string on
+/// `s` (as [`touching_ataris`] meets them, so a point may come more than once).
+pub fn captures_around(board: &Board, s: Point, c: Color) -> impl Iterator<Item = Point> + '_ {
+    touching_ataris(board, s, c.opponent())
+        .filter_map(|n| board.atari_liberty(n))
+        .filter(move |&lib| board.legality(lib, c).is_ok())
+}
+
 /// The stones of `c`'s strings in atari that `c`'s stone on `p` saves by capturing the
 /// strings in atari next to it (counting the first four such strings).
 pub fn stones_saved_by_capture(board: &Board, p: Point, c: Color) -> usize {
@@ -76,6 +84,13 @@ mod tests {
         touching.sort_by_key(|p| p.index());
         assert_eq!(touching, [pt("D5"), pt("E5")]);
         assert_eq!(touching_ataris(&b, pt("E3"), Color::Black).count(), 0);
+        // Black takes C5 at C4 from D5-E5; White takes D5-E5 at E4 from D6-E6, twice.
+        assert_eq!(
+            captures_around(&b, pt("D5"), Color::Black).collect::<Vec<_>>(),
+            [pt("C4")]
+        );
+        let captures: Vec<Point> = captures_around(&b, pt("D6"), Color::White).collect();
+        assert_eq!(captures, [pt("E4"), pt("E4")]);
     }
 
     #[test]

@@ -125,10 +125,7 @@ fn defend(board: &Board, s: Point, libs: [Point; 2], c: Color) -> Option<Point> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pt(v: &str, size: usize) -> Point {
-        Point::parse(v, size).expect("a test vertex")
-    }
+    use crate::tactics::tests::pt;
 
     #[test]
     fn kills_a_two_liberty_string_that_cannot_extend() {

@@ -7,7 +7,7 @@
 
 use crate::board::{Board, Color, Point};
 
-use super::capture::touching_ataris;
+use super::capture::captures_around;
 
 /// Ladder steps read at most (a ladder across a 25x25 board and back is shorter).
 const MAX_STEPS: usize = 64;
@@ -208,11 +208,7 @@ fn can_capture_a_chaser(board: &Board, s: Point, escape: Point) -> bool {
     let Some(own) = board.color_at(s) else {
         return false;
     };
-    touching_ataris(board, s, own.opponent()).any(|n| {
-        board
-            .atari_liberty(n)
-            .is_some_and(|lib| lib != escape && board.legality(lib, own).is_ok())
-    })
+    captures_around(board, s, own).any(|lib| lib != escape)
 }
 
 #[cfg(test)]
@@ -220,17 +216,13 @@ mod tests {
     use super::*;
     use crate::tactics::tests::{LADDER, board_from_rows};
 
-    fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
-        Board::with_stones(size, black, white)
-    }
-
     #[test]
     fn a_ladder_works_on_an_empty_board_and_fails_with_a_breaker() {
         // White D4 against black C4, D3 and E5 has two liberties, D5 and E4; the ladder runs
         // towards the upper left (D5, C5, C6, B6...) or the lower right (E4, E3, F3, F2...).
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let mut scratch = Scratch::new();
-        let b = board(9, &["C4", "D3", "E5"], &["D4"]);
+        let b = Board::with_stones(9, &["C4", "D3", "E5"], &["D4"]);
         assert_eq!(b.liberties(pt("D4")), 2);
         let atari = ladder_atari(&b, pt("D4"), Color::Black, &mut scratch);
         assert!(
@@ -238,14 +230,14 @@ mod tests {
             "{atari:?}"
         );
         // White stones on both paths break it.
-        let b = board(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
+        let b = Board::with_stones(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
         assert_eq!(ladder_atari(&b, pt("D4"), Color::Black, &mut scratch), None);
     }
 
     #[test]
     fn three_liberties_are_no_ladder() {
         let pt = |v: &str| Point::parse(v, 9).unwrap();
-        let b = board(9, &["C4"], &["D4"]);
+        let b = Board::with_stones(9, &["C4"], &["D4"]);
         assert_eq!(
             ladder_atari(&b, pt("D4"), Color::Black, &mut Scratch::new()),
             None
@@ -340,10 +332,10 @@ mod tests {
         // White E1 (next to Black D1) extends to F1 after Black E2; Black must atari from
         // above (F2, not G1) all the way to the corner.
         let pt = |v: &str| Point::parse(v, 9).unwrap();
-        let b = board(9, &["D1", "E2"], &["E1"]);
+        let b = Board::with_stones(9, &["D1", "E2"], &["E1"]);
         assert!(!escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
         // A white stone on the second line in the way breaks it.
-        let b = board(9, &["D1", "E2"], &["E1", "H2"]);
+        let b = Board::with_stones(9, &["D1", "E2"], &["E1", "H2"]);
         assert!(escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
     }
 }

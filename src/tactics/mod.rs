@@ -2,7 +2,8 @@
 //! the medium level: which strings a ladder takes ([`ladder_atari`], [`escapes`]), the atari
 //! that kills or the move that saves in a fight of two-liberty strings
 //! ([`two_liberty_answer`]), the vital point of a small eye space ([`nakade_point`]), and the
-//! captures around a string ([`touching_ataris`], [`stones_saved_by_capture`]).
+//! captures around a string ([`touching_ataris`], [`captures_around`],
+//! [`stones_saved_by_capture`]).
 //!
 //! Built on the board alone. The cheap primitives a playout asks of every move
 //! ([`Board::liberties_after`](crate::board::Board::liberties_after),
@@ -13,7 +14,7 @@ mod fights;
 mod ladder;
 mod nakade;
 
-pub use capture::{stones_saved_by_capture, touching_ataris};
+pub use capture::{captures_around, stones_saved_by_capture, touching_ataris};
 pub use fights::two_liberty_answer;
 pub use ladder::{Scratch, escapes, is_ladder_atari, ladder_atari};
 pub use nakade::nakade_point;

@@ -70,10 +70,7 @@ pub fn nakade_point(board: &Board, last: Point) -> Option<Point> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pt(v: &str, size: usize) -> Point {
-        Point::parse(v, size).expect("a test vertex")
-    }
+    use crate::tactics::tests::pt;
 
     #[test]
     fn finds_the_vital_point_of_three_in_a_row() {

@@ -1,7 +1,12 @@
 //! Board diagrams the tests of the readers share.
 
-use crate::board::Board;
+use crate::board::{Board, Point};
 use crate::game::{Game, Rules};
+
+/// The point named `vertex` on a board of `size`.
+pub(crate) fn pt(vertex: &str, size: usize) -> Point {
+    Point::parse(vertex, size).expect("a test vertex")
+}
 
 /// A board drawn as rows, top row first: `X` Black, `O` White, anything else empty.
 pub(crate) fn board_from_rows(rows: &[&str]) -> Board {
