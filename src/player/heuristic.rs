@@ -581,6 +581,36 @@ mod tests {
             .unwrap()
     }
 
+    /// The move of the colour `c` to play in `game`, by `players[c.index()]`.
+    fn next_move(game: &Game, players: &mut [&mut dyn Player; 2]) -> Move {
+        let c = game.to_move();
+        players[c.index()]
+            .genmove(game, c, &Budget::default(), &mut Silent)
+            .unwrap()
+            .as_move()
+            .unwrap()
+    }
+
+    /// Black's moves with the noise seeded 0 to 9.
+    fn black_moves(game: &Game) -> Vec<Move> {
+        (0..10)
+            .map(|seed| genmove(game, Color::Black, seed))
+            .collect()
+    }
+
+    /// Black E5 is in atari (its liberty E4) against White D5, E6 and F5.
+    const E5_IN_ATARI: [&str; 9] = [
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . O . . . .", //
+        ". . . O X O . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .",
+    ];
+
     #[test]
     fn captures_the_larger_string_in_atari() {
         let game = Game::from_rows(
@@ -597,36 +627,15 @@ mod tests {
             ],
             Rules::chinese(7.0),
         );
-        for seed in 0..10 {
-            assert_eq!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "F4"))
-            );
-        }
+        assert_eq!(black_moves(&game), [Move::Play(pt(&game, "F4")); 10]);
     }
 
     #[test]
     fn saves_a_string_in_atari() {
-        let rows = [
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . O . . . .", //
-            ". . . O X O . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        for seed in 0..10 {
-            assert_eq!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "E4"))
-            );
-        }
+        let game = Game::from_rows(&E5_IN_ATARI, Rules::chinese(7.0));
+        assert_eq!(black_moves(&game), [Move::Play(pt(&game, "E4")); 10]);
         // When White's E6 is itself in atari, capturing it saves E5 too, and more.
-        let mut rows = rows;
+        let mut rows = E5_IN_ATARI;
         rows[3] = ". . . X O X . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
         assert_eq!(genmove(&game, Color::Black, 0), Move::Play(pt(&game, "E7")));
@@ -649,40 +658,21 @@ mod tests {
             ],
             Rules::chinese(7.0),
         );
-        for seed in 0..10 {
-            assert_ne!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "C2"))
-            );
-        }
+        assert!(!black_moves(&game).contains(&Move::Play(pt(&game, "C2"))));
     }
 
     #[test]
     fn runs_from_atari_only_where_a_breaker_stops_the_ladder() {
-        // E5 escapes to E4, but White ladders it down to the lower left corner.
-        let rows = [
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . O . . . .", //
-            ". . . O X O . . .", //
-            ". . . . . O . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .",
-        ];
+        // With White F4, E5 escapes to E4, but White ladders it down to the lower left corner.
+        let mut rows = E5_IN_ATARI;
+        rows[5] = ". . . . . O . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
         let e4 = Move::Play(pt(&game, "E4"));
-        for seed in 0..10 {
-            assert_ne!(genmove(&game, Color::Black, seed), e4);
-        }
+        assert!(!black_moves(&game).contains(&e4));
         // A black stone on the ladder's path breaks it.
-        let mut rows = rows;
         rows[7] = ". X . . . . . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        for seed in 0..10 {
-            assert_eq!(genmove(&game, Color::Black, seed), e4);
-        }
+        assert_eq!(black_moves(&game), [e4; 10]);
     }
 
     #[test]
@@ -697,21 +687,14 @@ mod tests {
                 } else {
                     Color::White
                 };
+                let mut players: [&mut dyn Player; 2] = if medium_color == Color::Black {
+                    [&mut medium, &mut random]
+                } else {
+                    [&mut random, &mut medium]
+                };
                 while game.trailing_passes() < 2 && game.moves().len() < 3 * 81 {
                     let c = game.to_move();
-                    let mv = if c == medium_color {
-                        medium
-                            .genmove(&game, c, &Budget::default(), &mut Silent)
-                            .unwrap()
-                            .as_move()
-                            .unwrap()
-                    } else {
-                        random
-                            .genmove(&game, c, &Budget::default(), &mut Silent)
-                            .unwrap()
-                            .as_move()
-                            .unwrap()
-                    };
+                    let mv = next_move(&game, &mut players);
                     if let (true, Move::Play(p)) = (c == medium_color, mv) {
                         let board = game.board();
                         assert!(!board.is_eye(p, c));
@@ -777,15 +760,12 @@ mod tests {
         assert_eq!(game.play(Color::White, Move::Pass), Ok(()));
         let mv = genmove(&game, Color::Black, 0);
         assert_ne!(mv, Move::Pass, "passed while the dame are open");
-        let mut players = [HeuristicPlayer::new(Some(1)), HeuristicPlayer::new(Some(2))];
+        let (mut black, mut white) = (HeuristicPlayer::new(Some(1)), HeuristicPlayer::new(Some(2)));
+        let mut players: [&mut dyn Player; 2] = [&mut black, &mut white];
         while game.trailing_passes() < 2 {
             assert!(game.moves().len() < 100, "the game does not end");
             let c = game.to_move();
-            let mv = players[c.index()]
-                .genmove(&game, c, &Budget::default(), &mut Silent)
-                .unwrap()
-                .as_move()
-                .unwrap();
+            let mv = next_move(&game, &mut players);
             assert_eq!(game.play(c, mv), Ok(()));
         }
         let board = game.board();
@@ -805,18 +785,13 @@ mod tests {
     #[test]
     fn self_play_ends_with_two_passes() {
         for (size, seed) in [(9, 0), (9, 1), (13, 2)] {
-            let mut players = [
-                HeuristicPlayer::new(Some(seed)),
-                HeuristicPlayer::new(Some(seed + 100)),
-            ];
+            let mut black = HeuristicPlayer::new(Some(seed));
+            let mut white = HeuristicPlayer::new(Some(seed + 100));
+            let mut players: [&mut dyn Player; 2] = [&mut black, &mut white];
             let mut game = Game::new(size, Rules::chinese(7.0));
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
-                let mv = players[c.index()]
-                    .genmove(&game, c, &Budget::default(), &mut Silent)
-                    .unwrap()
-                    .as_move()
-                    .unwrap();
+                let mv = next_move(&game, &mut players);
                 assert_eq!(game.play(c, mv), Ok(()));
             }
             assert_eq!(
@@ -840,21 +815,14 @@ mod tests {
                 Color::White
             };
             let mut game = Game::new(size, Rules::chinese(komi));
+            let mut players: [&mut dyn Player; 2] = if medium_color == Color::Black {
+                [&mut medium, &mut random]
+            } else {
+                [&mut random, &mut medium]
+            };
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
-                let mv = if c == medium_color {
-                    medium
-                        .genmove(&game, c, &Budget::default(), &mut Silent)
-                        .unwrap()
-                        .as_move()
-                        .unwrap()
-                } else {
-                    random
-                        .genmove(&game, c, &Budget::default(), &mut Silent)
-                        .unwrap()
-                        .as_move()
-                        .unwrap()
-                };
+                let mv = next_move(&game, &mut players);
                 assert_eq!(game.play(c, mv), Ok(()));
             }
             let black_lead = Assessment::of(&game, 300).score();
