@@ -15,7 +15,9 @@ use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
-use crate::tactics::{Scratch, escapes, is_ladder_atari, ladder_atari, stones_saved_by_capture};
+use crate::tactics::{
+    Scratch, escapes, is_ladder_atari, stones_saved_by_capture, strings_a_ladder_takes,
+};
 
 /// Largest eye space where a stone is worth playing inside to make or destroy eyes
 /// although it may be captured.
@@ -248,16 +250,7 @@ impl<'a> Evaluator<'a> {
                 .and_then(|&(_, mv)| mv.point())
         };
         let stones = size * size - board.empty_count();
-        let mut endangered = Vec::new();
-        for p in board.points() {
-            if board.color_at(p) == Some(me)
-                && board.string_head(p) == p
-                && board.liberties(p) == 2
-                && ladder_atari(board, p, me.opponent(), scratch).is_some()
-            {
-                endangered.push(p);
-            }
-        }
+        let endangered = strings_a_ladder_takes(board, me, scratch);
         // Own regions up to a quarter of the board count as territory (no need to fill
         // them); the opponent's only up to a tenth (larger ones are worth invading).
         let mut secure_limit = [(size * size / 10).max(4); 2];

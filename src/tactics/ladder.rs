@@ -74,6 +74,19 @@ pub fn ladder_atari(
         .map(|first| libs[first])
 }
 
+/// The heads of `c`'s strings with two liberties that the opponent takes in a ladder.
+pub fn strings_a_ladder_takes(board: &Board, c: Color, scratch: &mut Scratch) -> Vec<Point> {
+    board
+        .points()
+        .filter(|&p| {
+            board.color_at(p) == Some(c)
+                && board.string_head(p) == p
+                && board.liberties(p) == 2
+                && ladder_atari(board, p, c.opponent(), scratch).is_some()
+        })
+        .collect()
+}
+
 /// Whether `attacker`'s atari at `at` (one of the two liberties of the string on `s`) kills
 /// that string in a ladder.
 pub fn is_ladder_atari(
@@ -249,6 +262,22 @@ mod tests {
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         assert!(b.in_atari(pt("C3")));
         escapes(&b, pt("D3"), Color::White, &mut Scratch::new())
+    }
+
+    #[test]
+    fn the_strings_a_ladder_takes_are_listed_once_each() {
+        // White C3-D3, extended from LADDER's atari, has two liberties and is taken in the
+        // ladder up the diagonal, unless a white stone on its path breaks it.
+        let mut rows = LADDER;
+        rows[6] = ". X O O . . . . .";
+        let b = board_from_rows(&rows);
+        let mut scratch = Scratch::new();
+        let taken = strings_a_ladder_takes(&b, Color::White, &mut scratch);
+        assert_eq!(taken, [b.string_head(Point::parse("C3", 9).unwrap())]);
+        assert!(strings_a_ladder_takes(&b, Color::Black, &mut scratch).is_empty());
+        rows[1] = ". . . . . . O . .";
+        let b = board_from_rows(&rows);
+        assert!(strings_a_ladder_takes(&b, Color::White, &mut scratch).is_empty());
     }
 
     #[test]
