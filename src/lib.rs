@@ -12,6 +12,7 @@ pub mod locate;
 pub mod board;
 pub mod game;
 pub mod sgf;
+pub mod tactics;
 
 // Knowledge and search: move patterns, tengen's Monte Carlo tree search, the pattern
 // trainer, and the client that drives another GTP engine.

@@ -5,9 +5,9 @@
 //! group but the pattern and edge groups means "none".
 
 use crate::board::{Board, Color, Point};
-use crate::patterns::ladder::{self, Scratch};
 use crate::patterns::shape;
 use crate::patterns::spatial;
+use crate::tactics::{self, Scratch};
 
 /// Number of feature groups.
 pub const GROUPS: usize = 8;
@@ -92,7 +92,7 @@ pub const CAPTURE_LAST: u8 = 3;
 pub const CAPTURE_SAVES: u8 = 4;
 /// Ataris an opponent string.
 pub const ATARI: u8 = 1;
-/// Ataris an opponent string that then cannot escape a ladder (see [`ladder`]).
+/// Ataris an opponent string that then cannot escape a ladder (see [`tactics::ladder_atari`]).
 pub const ATARI_LADDER: u8 = 2;
 /// Extends an own string in atari that stays caught: one liberty, or two that a ladder takes.
 pub const ESCAPE_CAUGHT: u8 = 1;
@@ -291,7 +291,7 @@ impl<'a> Tactics<'a> {
         let mut value = 0;
         for s in self.strings_of(self.to_move.opponent()) {
             if self.board.liberties(s) == 2 {
-                if ladder::is_ladder_atari(self.board, s, self.p, self.to_move, scratch) {
+                if tactics::is_ladder_atari(self.board, s, self.p, self.to_move, scratch) {
                     return ATARI_LADDER;
                 }
                 value = ATARI;
@@ -304,7 +304,7 @@ impl<'a> Tactics<'a> {
         let mut value = 0;
         for s in self.strings_of(self.to_move) {
             if self.board.in_atari(s) {
-                if ladder::escapes(self.board, self.p, self.to_move, scratch) {
+                if tactics::escapes(self.board, self.p, self.to_move, scratch) {
                     return ESCAPE;
                 }
                 value = ESCAPE_CAUGHT;

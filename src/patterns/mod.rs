@@ -8,8 +8,8 @@
 //! point is `class_of(raw_code(board, p, to_move))`: O(1), from the board's incremental 3x3
 //! code, so a playout can afford it for every candidate; [`shape_tables`] answers the 3x3
 //! questions the search asks most (is it one of MoGo's good shapes, what is its learned gamma)
-//! with one lookup by that code. The ladder reader the atari and escape features use
-//! ([`ladder`]) is the one the MCTS playouts and priors use.
+//! with one lookup by that code. The atari and escape features read ladders with
+//! [`crate::tactics`].
 //!
 //! [`PatternTable`] holds one gamma per value; a move's strength is the product of its values'
 //! gammas, and the probability that it is the move played is its strength over the sum of all
@@ -18,18 +18,17 @@
 //! binary from `src/patterns/gammas.txt`.
 
 mod features;
-pub mod ladder;
 pub mod shape;
 pub mod shape_tables;
 pub mod spatial;
 mod table;
 
+pub use crate::tactics::Scratch;
 pub use features::{
     ATARI, ATARI_LADDER, CAPTURE_LAST, CAPTURE_MANY, CAPTURE_ONE, CAPTURE_SAVES, ESCAPE,
     ESCAPE_CAUGHT, Features, GROUPS, Group, SELF_ATARI_BIG, SELF_ATARI_SMALL, distance_value,
     extract, pass_class,
 };
-pub use ladder::Scratch;
 pub use shape::{class_count, class_of, code3x3, raw_code};
 pub use table::{LineError, PatternTable, TableError};
 

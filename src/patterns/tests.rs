@@ -2,13 +2,8 @@
 //! file.
 
 use crate::board::{Board, Color, Point};
-use crate::game::{Game, Rules};
 use crate::patterns::*;
-
-/// A board drawn as rows, top row first: `X` Black, `O` White, anything else empty.
-pub(crate) fn board_from_rows(rows: &[&str]) -> Board {
-    Game::from_rows(rows, Rules::default()).board().clone()
-}
+use crate::tactics::tests::{LADDER, board_from_rows};
 
 fn at(board: &Board, vertex: &str) -> Point {
     Point::parse(vertex, board.size()).expect("a vertex on the board")
@@ -54,22 +49,12 @@ fn capturing_values() {
     assert_eq!((white.capture, white.escape), (0, ESCAPE));
 }
 
-/// White C3 has two liberties, C2 and D3, against Black B3, C4 and D2.
-const LADDER: [&str; 9] = [
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . . . . . . . .",
-    ". . X . . . . . .",
-    ". X O . . . . . .",
-    ". . . X . . . . .",
-    ". . . . . . . . .",
-];
-
 #[test]
 fn atari_values_read_the_ladder() {
-    let board = board_from_rows(&LADDER);
+    // Without Black C2, White C3 has two liberties, C2 and D3, against Black B3, C4 and D2.
+    let mut rows = LADDER;
+    rows[7] = ". . . X . . . . .";
+    let board = board_from_rows(&rows);
     // D3 drives White along the first line into the corner.
     assert_eq!(black(&board, "D3").atari, ATARI_LADDER);
     let board = board_from_rows(&TACTICS);
@@ -102,10 +87,8 @@ fn self_atari_and_escape_values() {
     assert_eq!(black(&corner, "A1").self_atari, SELF_ATARI_SMALL);
     assert_eq!(black(&corner, "C3").self_atari, 0);
     assert_eq!(black(&corner, "C3").escape, 0);
-    // After Black C2, White D3 extends C3 into a ladder up the diagonal; a white stone in
-    // its path breaks it.
+    // White D3 extends C3 into a ladder up the diagonal; a white stone in its path breaks it.
     let mut rows = LADDER;
-    rows[7] = ". . X X . . . . .";
     let board = board_from_rows(&rows);
     let white = |b: &Board| {
         extract(

@@ -15,7 +15,9 @@ use super::{Answer, Budget, Player, PlayerError, Progress};
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
-use crate::patterns::ladder::{Scratch, escapes, is_ladder_atari, ladder_atari};
+use crate::tactics::{
+    Scratch, escapes, is_ladder_atari, stones_saved_by_capture, strings_a_ladder_takes,
+};
 
 /// Largest eye space where a stone is worth playing inside to make or destroy eyes
 /// although it may be captured.
@@ -248,16 +250,7 @@ impl<'a> Evaluator<'a> {
                 .and_then(|&(_, mv)| mv.point())
         };
         let stones = size * size - board.empty_count();
-        let mut endangered = Vec::new();
-        for p in board.points() {
-            if board.color_at(p) == Some(me)
-                && board.string_head(p) == p
-                && board.liberties(p) == 2
-                && ladder_atari(board, p, me.opponent(), scratch).is_some()
-            {
-                endangered.push(p);
-            }
-        }
+        let endangered = strings_a_ladder_takes(board, me, scratch);
         // Own regions up to a quarter of the board count as territory (no need to fill
         // them); the opponent's only up to a tenth (larger ones are worth invading).
         let mut secure_limit = [(size * size / 10).max(4); 2];
@@ -301,39 +294,6 @@ impl<'a> Evaluator<'a> {
         self.eye_spaces.regions.region_of(p).map_or(0, Region::size)
     }
 
-    /// Liberties (up to four) the string of a stone of `me` on the empty point `p` would
-    /// have, counting each captured neighbour as one.
-    fn liberties_after(&self, p: Point) -> usize {
-        let board = self.board;
-        let mut libs = [p; 4];
-        let mut n = 0;
-        let mut add = |q: Point, n: &mut usize| {
-            if *n < libs.len() && q != p && !libs[..*n].contains(&q) {
-                libs[*n] = q;
-                *n += 1;
-            }
-        };
-        for nb in board.neighbors(p) {
-            match board.cell(nb) {
-                Cell::Empty => add(nb, &mut n),
-                Cell::Border => {}
-                cell if cell.color() == Some(self.me) => {
-                    let mut buf = [p; 5];
-                    let k = board.string_liberties(nb, &mut buf);
-                    for &q in &buf[..k] {
-                        add(q, &mut n);
-                    }
-                }
-                _ => {
-                    if board.liberties(nb) == 1 {
-                        add(nb, &mut n);
-                    }
-                }
-            }
-        }
-        n
-    }
-
     /// The score of a stone of `me` on the legal empty point `p` that is not its own eye;
     /// `None` for a move never to play.
     fn score(&self, p: Point, scratch: &mut Scratch) -> Option<f32> {
@@ -350,7 +310,7 @@ impl<'a> Evaluator<'a> {
                 _ => opp.add(board, n),
             }
         }
-        let libs = self.liberties_after(p);
+        let libs = board.liberties_after(p, me, 4);
         let captured = opp.stones_with_libs(1);
         let mut score = 0.0;
         // Moves that win or save stones are played even inside a territory.
@@ -363,7 +323,7 @@ impl<'a> Evaluator<'a> {
         }
         if captured > 0 {
             score += 60.0 + 12.0 * captured as f32;
-            score += 10.0 * self.rescued_by_capture(&opp) as f32;
+            score += 10.0 * stones_saved_by_capture(board, p, me) as f32;
             tactical = true;
         } else if libs <= 1 {
             // A self-atari: allowed only as a one-stone throw-in that puts a larger string
@@ -454,26 +414,6 @@ impl<'a> Evaluator<'a> {
         score += self.lines(p, empty_neighbors);
         score += self.shape(p, libs);
         Some(score)
-    }
-
-    /// Stones of own strings in atari that capturing the strings in atari among `opp` saves.
-    fn rescued_by_capture(&self, opp: &Strings) -> usize {
-        let board = self.board;
-        let own = Cell::from(self.me);
-        let mut saved = Strings::new(opp.heads[0]);
-        for (h, l, _) in opp.iter() {
-            if l != 1 {
-                continue;
-            }
-            for stone in board.string_stones(h) {
-                for n in board.neighbors(stone) {
-                    if board.cell(n) == own && board.liberties(n) == 1 && saved.n < 4 {
-                        saved.add(board, n);
-                    }
-                }
-            }
-        }
-        saved.iter().map(|s| s.2).sum()
     }
 
     /// The points that `p` would bring nearer to `me` than to the opponent (or take from
@@ -634,6 +574,36 @@ mod tests {
             .unwrap()
     }
 
+    /// The move of the colour `c` to play in `game`, by `players[c.index()]`.
+    fn next_move(game: &Game, players: &mut [&mut dyn Player; 2]) -> Move {
+        let c = game.to_move();
+        players[c.index()]
+            .genmove(game, c, &Budget::default(), &mut Silent)
+            .unwrap()
+            .as_move()
+            .unwrap()
+    }
+
+    /// Black's moves with the noise seeded 0 to 9.
+    fn black_moves(game: &Game) -> Vec<Move> {
+        (0..10)
+            .map(|seed| genmove(game, Color::Black, seed))
+            .collect()
+    }
+
+    /// Black E5 is in atari (its liberty E4) against White D5, E6 and F5.
+    const E5_IN_ATARI: [&str; 9] = [
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . O . . . .", //
+        ". . . O X O . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .", //
+        ". . . . . . . . .",
+    ];
+
     #[test]
     fn captures_the_larger_string_in_atari() {
         let game = Game::from_rows(
@@ -650,36 +620,15 @@ mod tests {
             ],
             Rules::chinese(7.0),
         );
-        for seed in 0..10 {
-            assert_eq!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "F4"))
-            );
-        }
+        assert_eq!(black_moves(&game), [Move::Play(pt(&game, "F4")); 10]);
     }
 
     #[test]
     fn saves_a_string_in_atari() {
-        let rows = [
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . O . . . .", //
-            ". . . O X O . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        for seed in 0..10 {
-            assert_eq!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "E4"))
-            );
-        }
+        let game = Game::from_rows(&E5_IN_ATARI, Rules::chinese(7.0));
+        assert_eq!(black_moves(&game), [Move::Play(pt(&game, "E4")); 10]);
         // When White's E6 is itself in atari, capturing it saves E5 too, and more.
-        let mut rows = rows;
+        let mut rows = E5_IN_ATARI;
         rows[3] = ". . . X O X . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
         assert_eq!(genmove(&game, Color::Black, 0), Move::Play(pt(&game, "E7")));
@@ -702,40 +651,21 @@ mod tests {
             ],
             Rules::chinese(7.0),
         );
-        for seed in 0..10 {
-            assert_ne!(
-                genmove(&game, Color::Black, seed),
-                Move::Play(pt(&game, "C2"))
-            );
-        }
+        assert!(!black_moves(&game).contains(&Move::Play(pt(&game, "C2"))));
     }
 
     #[test]
     fn runs_from_atari_only_where_a_breaker_stops_the_ladder() {
-        // E5 escapes to E4, but White ladders it down to the lower left corner.
-        let rows = [
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . O . . . .", //
-            ". . . O X O . . .", //
-            ". . . . . O . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .", //
-            ". . . . . . . . .",
-        ];
+        // With White F4, E5 escapes to E4, but White ladders it down to the lower left corner.
+        let mut rows = E5_IN_ATARI;
+        rows[5] = ". . . . . O . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
         let e4 = Move::Play(pt(&game, "E4"));
-        for seed in 0..10 {
-            assert_ne!(genmove(&game, Color::Black, seed), e4);
-        }
+        assert!(!black_moves(&game).contains(&e4));
         // A black stone on the ladder's path breaks it.
-        let mut rows = rows;
         rows[7] = ". X . . . . . . .";
         let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        for seed in 0..10 {
-            assert_eq!(genmove(&game, Color::Black, seed), e4);
-        }
+        assert_eq!(black_moves(&game), [e4; 10]);
     }
 
     #[test]
@@ -750,21 +680,14 @@ mod tests {
                 } else {
                     Color::White
                 };
+                let mut players: [&mut dyn Player; 2] = if medium_color == Color::Black {
+                    [&mut medium, &mut random]
+                } else {
+                    [&mut random, &mut medium]
+                };
                 while game.trailing_passes() < 2 && game.moves().len() < 3 * 81 {
                     let c = game.to_move();
-                    let mv = if c == medium_color {
-                        medium
-                            .genmove(&game, c, &Budget::default(), &mut Silent)
-                            .unwrap()
-                            .as_move()
-                            .unwrap()
-                    } else {
-                        random
-                            .genmove(&game, c, &Budget::default(), &mut Silent)
-                            .unwrap()
-                            .as_move()
-                            .unwrap()
-                    };
+                    let mv = next_move(&game, &mut players);
                     if let (true, Move::Play(p)) = (c == medium_color, mv) {
                         let board = game.board();
                         assert!(!board.is_eye(p, c));
@@ -830,15 +753,12 @@ mod tests {
         assert_eq!(game.play(Color::White, Move::Pass), Ok(()));
         let mv = genmove(&game, Color::Black, 0);
         assert_ne!(mv, Move::Pass, "passed while the dame are open");
-        let mut players = [HeuristicPlayer::new(Some(1)), HeuristicPlayer::new(Some(2))];
+        let (mut black, mut white) = (HeuristicPlayer::new(Some(1)), HeuristicPlayer::new(Some(2)));
+        let mut players: [&mut dyn Player; 2] = [&mut black, &mut white];
         while game.trailing_passes() < 2 {
             assert!(game.moves().len() < 100, "the game does not end");
             let c = game.to_move();
-            let mv = players[c.index()]
-                .genmove(&game, c, &Budget::default(), &mut Silent)
-                .unwrap()
-                .as_move()
-                .unwrap();
+            let mv = next_move(&game, &mut players);
             assert_eq!(game.play(c, mv), Ok(()));
         }
         let board = game.board();
@@ -858,18 +778,13 @@ mod tests {
     #[test]
     fn self_play_ends_with_two_passes() {
         for (size, seed) in [(9, 0), (9, 1), (13, 2)] {
-            let mut players = [
-                HeuristicPlayer::new(Some(seed)),
-                HeuristicPlayer::new(Some(seed + 100)),
-            ];
+            let mut black = HeuristicPlayer::new(Some(seed));
+            let mut white = HeuristicPlayer::new(Some(seed + 100));
+            let mut players: [&mut dyn Player; 2] = [&mut black, &mut white];
             let mut game = Game::new(size, Rules::chinese(7.0));
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
-                let mv = players[c.index()]
-                    .genmove(&game, c, &Budget::default(), &mut Silent)
-                    .unwrap()
-                    .as_move()
-                    .unwrap();
+                let mv = next_move(&game, &mut players);
                 assert_eq!(game.play(c, mv), Ok(()));
             }
             assert_eq!(
@@ -893,21 +808,14 @@ mod tests {
                 Color::White
             };
             let mut game = Game::new(size, Rules::chinese(komi));
+            let mut players: [&mut dyn Player; 2] = if medium_color == Color::Black {
+                [&mut medium, &mut random]
+            } else {
+                [&mut random, &mut medium]
+            };
             while game.trailing_passes() < 2 && game.moves().len() < 3 * size * size {
                 let c = game.to_move();
-                let mv = if c == medium_color {
-                    medium
-                        .genmove(&game, c, &Budget::default(), &mut Silent)
-                        .unwrap()
-                        .as_move()
-                        .unwrap()
-                } else {
-                    random
-                        .genmove(&game, c, &Budget::default(), &mut Silent)
-                        .unwrap()
-                        .as_move()
-                        .unwrap()
-                };
+                let mv = next_move(&game, &mut players);
                 assert_eq!(game.play(c, mv), Ok(()));
             }
             let black_lead = Assessment::of(&game, 300).score();

@@ -4,12 +4,10 @@
 
 mod analysis;
 mod dynamic_komi;
-mod ladder;
 mod last_good_reply;
 pub mod policy;
 mod priors;
 mod root_tally;
-mod tactics;
 mod time;
 mod tree;
 mod uct;
@@ -28,8 +26,8 @@ use crate::game::regions::Regions;
 use crate::game::score::{self, Assessment};
 use crate::game::{Game, Scoring, opening_length};
 
+pub use crate::tactics::Scratch;
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
-pub use ladder::Scratch;
 pub use last_good_reply::ReplyTable;
 pub use root_tally::ScoreStats;
 pub use time::time_for_move;

@@ -14,10 +14,9 @@ use rand::rngs::SmallRng;
 use crate::board::playout::{self, MovePolicy, random_move};
 use crate::board::{Board, Cell, Color, Point};
 use crate::patterns::shape_tables;
+use crate::tactics::{self, Scratch, escapes};
 
-use super::ladder::{Scratch, escapes};
 use super::last_good_reply::ReplyTable;
-use super::tactics;
 
 /// Out of 256: how often a playout answers the last move when it can.
 const LOCAL_ANSWER_ODDS: u32 = 230;

@@ -8,8 +8,8 @@
 
 use crate::board::{Board, Color, Point};
 use crate::patterns::{self, Group, PatternTable, shape_tables};
+use crate::tactics::{Scratch, escapes, ladder_atari};
 
-use super::ladder::{Scratch, escapes, ladder_atari};
 use super::tree::{HalfWins, NewChild, PASS};
 
 /// Virtual playouts at an even result that every move starts with.

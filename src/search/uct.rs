@@ -10,9 +10,9 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use crate::board::{Board, Color, MAX_CELLS, Point};
+use crate::tactics::Scratch;
 
 use super::Budget;
-use super::ladder::Scratch;
 use super::last_good_reply::ReplyTable;
 use super::policy;
 use super::priors;

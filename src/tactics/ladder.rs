@@ -1,10 +1,13 @@
-//! Ladder reading for the move patterns, the playouts and the priors: whether a string with two liberties can be
-//! chased into capture by successive ataris. The attacker tries both liberties at each step,
+//! Ladder reading: whether a string with two liberties can be chased into capture by
+//! successive ataris. The attacker tries both liberties at each step,
 //! keeping the one after which the defender's forced extension leaves it with two liberties
-//! again; the defender escapes when it gets three liberties or can capture a chasing stone.
+//! again; the defender escapes when it gets three liberties or, after an atari, can take a
+//! chasing string (of any size) instead of extending.
 //! Reads on scratch boards owned by the caller, so it allocates nothing.
 
 use crate::board::{Board, Color, Point};
+
+use super::capture::captures_around;
 
 /// Ladder steps read at most (a ladder across a 25x25 board and back is shorter).
 const MAX_STEPS: usize = 64;
@@ -69,6 +72,19 @@ pub fn ladder_atari(
     (0..2)
         .find(|&first| chase_from(board, s, attacker, first, chase, trial))
         .map(|first| libs[first])
+}
+
+/// The heads of `c`'s strings with two liberties that the opponent takes in a ladder.
+pub fn strings_a_ladder_takes(board: &Board, c: Color, scratch: &mut Scratch) -> Vec<Point> {
+    board
+        .points()
+        .filter(|&p| {
+            board.color_at(p) == Some(c)
+                && board.string_head(p) == p
+                && board.liberties(p) == 2
+                && ladder_atari(board, p, c.opponent(), scratch).is_some()
+        })
+        .collect()
 }
 
 /// Whether `attacker`'s atari at `at` (one of the two liberties of the string on `s`) kills
@@ -154,7 +170,8 @@ enum Step {
     /// The defender extended to two liberties again: the order of liberties used (0 for the
     /// atari on the first) and the two moves.
     Continues(usize, (Point, Point)),
-    /// No atari in `orders` keeps the string at two liberties, or it can capture a chaser.
+    /// No atari in `orders` keeps the string at two liberties without leaving a chasing
+    /// string for it to take.
     Escapes,
 }
 
@@ -169,7 +186,7 @@ fn step(
 ) -> Step {
     let defender = attacker.opponent();
     let mut libs = [s; 3];
-    if chase.string_liberties(s, &mut libs) != 2 || can_capture_a_chaser(chase, s) {
+    if chase.string_liberties(s, &mut libs) != 2 {
         return Step::Escapes;
     }
     for order in orders {
@@ -179,8 +196,8 @@ fn step(
         }
         trial.copy_from(chase);
         trial.play(atari, attacker);
-        if trial.in_atari(atari) && trial.string_size(atari) == 1 {
-            // The chasing stone can be taken at once: no ladder this way.
+        if can_capture_a_chaser(trial, s, escape) {
+            // The defender takes a chasing string instead of extending: no ladder this way.
             continue;
         }
         if trial.legality(escape, defender).is_err() {
@@ -196,26 +213,21 @@ fn step(
     Step::Escapes
 }
 
-/// Whether a string of the other colour touching the string on `s` is in atari.
-fn can_capture_a_chaser(board: &Board, s: Point) -> bool {
+/// Whether the string on `s`, in atari with its last liberty `escape`, can take a string of
+/// the other colour touching it by playing elsewhere than `escape` (a capture on `escape` is
+/// the extension itself, which the chase reads). A chasing string that the atari saved has
+/// liberties again and does not count.
+fn can_capture_a_chaser(board: &Board, s: Point, escape: Point) -> bool {
     let Some(own) = board.color_at(s) else {
         return false;
     };
-    board.string_stones(s).any(|stone| {
-        board
-            .neighbors(stone)
-            .iter()
-            .any(|&n| board.color_at(n) == Some(own.opponent()) && board.in_atari(n))
-    })
+    captures_around(board, s, own).any(|lib| lib != escape)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn board(size: usize, black: &[&str], white: &[&str]) -> Board {
-        Board::with_stones(size, black, white)
-    }
+    use crate::tactics::tests::{LADDER, board_from_rows};
 
     #[test]
     fn a_ladder_works_on_an_empty_board_and_fails_with_a_breaker() {
@@ -223,7 +235,7 @@ mod tests {
         // towards the upper left (D5, C5, C6, B6...) or the lower right (E4, E3, F3, F2...).
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         let mut scratch = Scratch::new();
-        let b = board(9, &["C4", "D3", "E5"], &["D4"]);
+        let b = Board::with_stones(9, &["C4", "D3", "E5"], &["D4"]);
         assert_eq!(b.liberties(pt("D4")), 2);
         let atari = ladder_atari(&b, pt("D4"), Color::Black, &mut scratch);
         assert!(
@@ -231,39 +243,41 @@ mod tests {
             "{atari:?}"
         );
         // White stones on both paths break it.
-        let b = board(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
+        let b = Board::with_stones(9, &["C4", "D3", "E5"], &["D4", "B6", "F2"]);
         assert_eq!(ladder_atari(&b, pt("D4"), Color::Black, &mut scratch), None);
     }
 
     #[test]
     fn three_liberties_are_no_ladder() {
         let pt = |v: &str| Point::parse(v, 9).unwrap();
-        let b = board(9, &["C4"], &["D4"]);
+        let b = Board::with_stones(9, &["C4"], &["D4"]);
         assert_eq!(
             ladder_atari(&b, pt("D4"), Color::Black, &mut Scratch::new()),
             None
         );
     }
 
-    /// White C3 is in atari (its liberty is D3); extending there leaves two liberties, and
-    /// Black chases it up the diagonal.
-    const LADDER: [&str; 9] = [
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . . . . . . . .",
-        ". . X . . . . . .",
-        ". X O . . . . . .",
-        ". . X X . . . . .",
-        ". . . . . . . . .",
-    ];
-
     fn white_c3_escapes(rows: &[&str]) -> bool {
-        let b = crate::patterns::tests::board_from_rows(rows);
+        let b = board_from_rows(rows);
         let pt = |v: &str| Point::parse(v, 9).unwrap();
         assert!(b.in_atari(pt("C3")));
         escapes(&b, pt("D3"), Color::White, &mut Scratch::new())
+    }
+
+    #[test]
+    fn the_strings_a_ladder_takes_are_listed_once_each() {
+        // White C3-D3, extended from LADDER's atari, has two liberties and is taken in the
+        // ladder up the diagonal, unless a white stone on its path breaks it.
+        let mut rows = LADDER;
+        rows[6] = ". X O O . . . . .";
+        let b = board_from_rows(&rows);
+        let mut scratch = Scratch::new();
+        let taken = strings_a_ladder_takes(&b, Color::White, &mut scratch);
+        assert_eq!(taken, [b.string_head(Point::parse("C3", 9).unwrap())]);
+        assert!(strings_a_ladder_takes(&b, Color::Black, &mut scratch).is_empty());
+        rows[1] = ". . . . . . O . .";
+        let b = board_from_rows(&rows);
+        assert!(strings_a_ladder_takes(&b, Color::White, &mut scratch).is_empty());
     }
 
     #[test]
@@ -286,15 +300,71 @@ mod tests {
         assert!(white_c3_escapes(&rows));
     }
 
+    /// White C1 has two liberties, B1 and D1; White D1 would be suicide.
+    const CHASER_IN_ATARI: [&str; 9] = [
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". . . . . . . . .",
+        ". O X X . . . . .",
+        "X . O . X . . . .",
+    ];
+
+    #[test]
+    fn an_atari_that_leaves_two_chasing_stones_in_atari_does_not_kill() {
+        // Black B1 ataris White C1 but leaves Black A1-B1 with one liberty, A2: White takes
+        // the pair instead of extending.
+        let b = board_from_rows(&CHASER_IN_ATARI);
+        let pt = |v: &str| Point::parse(v, 9).unwrap();
+        let mut scratch = Scratch::new();
+        assert!(!is_ladder_atari(
+            &b,
+            pt("C1"),
+            pt("B1"),
+            Color::Black,
+            &mut scratch
+        ));
+        // Without White B2 the pair has two liberties and the atari kills: White D1 is
+        // suicide.
+        let mut rows = CHASER_IN_ATARI;
+        rows[7] = ". . X X . . . . .";
+        let b = board_from_rows(&rows);
+        assert!(is_ladder_atari(
+            &b,
+            pt("C1"),
+            pt("B1"),
+            Color::Black,
+            &mut scratch
+        ));
+    }
+
+    #[test]
+    fn a_chasing_string_in_atari_that_the_next_atari_saves_does_not_let_the_string_out() {
+        // After White D3, Black C2-E2 has one liberty, E3; Black's atari there saves it, and
+        // the ladder runs up to the right.
+        let mut rows = LADDER;
+        rows[6] = ". X O . . X . . .";
+        rows[7] = ". O X X X O . . .";
+        rows[8] = ". . O O O . . . .";
+        assert!(!white_c3_escapes(&rows));
+        // Without Black F3 the saved string is in atari again once White reaches E4, and no
+        // atari there saves it: White takes it.
+        rows[6] = ". X O . . . . . .";
+        assert!(white_c3_escapes(&rows));
+    }
+
     #[test]
     fn a_first_line_ladder_needs_the_atari_from_above() {
         // White E1 (next to Black D1) extends to F1 after Black E2; Black must atari from
         // above (F2, not G1) all the way to the corner.
         let pt = |v: &str| Point::parse(v, 9).unwrap();
-        let b = board(9, &["D1", "E2"], &["E1"]);
+        let b = Board::with_stones(9, &["D1", "E2"], &["E1"]);
         assert!(!escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
         // A white stone on the second line in the way breaks it.
-        let b = board(9, &["D1", "E2"], &["E1", "H2"]);
+        let b = Board::with_stones(9, &["D1", "E2"], &["E1", "H2"]);
         assert!(escapes(&b, pt("F1"), Color::White, &mut Scratch::new()));
     }
 }
