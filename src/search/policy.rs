@@ -2,7 +2,7 @@
 //! atari, save an own string it put in atari, take a string the mover's own last stone left
 //! in atari), else play the reply to it that last won a playout of this search thread (see
 //! [`super::last_good_reply`]), else settle a fight of two-liberty strings or take the vital
-//! point of a small eye space next to it ([`super::tactics`]), else play a good shape next to
+//! point of a small eye space next to it ([`crate::tactics`]), else play a good shape next to
 //! it (weighted by the learned 3x3 pattern gammas), otherwise a random move that neither
 //! fills an own eye nor puts more than a few stones into atari
 //! ([`crate::board::playout::random_move`]). A mercy rule ends hopeless playouts early. It
@@ -228,7 +228,7 @@ fn answer_locally(board: &Board, c: Color, last: Point, scratch: &mut Scratch) -
             return None;
         }
         let lib = board.atari_liberty(n)?;
-        if let Some(capture) = capture_around(board, n, c) {
+        if let Some(capture) = tactics::captures_around(board, n, c).next() {
             return Some(capture);
         }
         (board.legality(lib, c).is_ok() && escapes(board, lib, c, scratch)).then_some(lib)
@@ -242,14 +242,6 @@ fn capture_next_to(board: &Board, c: Color, own: Point) -> Option<Point> {
         return None;
     }
     capture_touching(board, own, c)
-}
-
-/// A move of `c` that captures an opponent string in atari touching `c`'s string on `s`:
-/// the other way out of an atari.
-fn capture_around(board: &Board, s: Point, c: Color) -> Option<Point> {
-    board
-        .string_stones(s)
-        .find_map(|stone| capture_touching(board, stone, c))
 }
 
 /// A legal move of `c` that captures an opponent string in atari next to `stone`.
