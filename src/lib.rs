@@ -1,30 +1,34 @@
 //! tengen: a Go engine that speaks GTP.
 //!
-//! The modules form layers; each imports only from the layers above it in this list
-//! (ARCHITECTURE.md draws the picture).
+//! The modules form layers, listed here from the bottom up; each imports only from the layers
+//! below it. `tests/layers.rs` holds the same table and fails on an import against it;
+//! ARCHITECTURE.md draws the picture.
 
-// Bounded line reading, below everything that reads lines from outside; finding programs
-// and files on the machine.
+// Input: bounded line reading (everything that reads lines from outside), and finding
+// programs and files on the machine.
 pub mod lines;
 pub mod locate;
 
-// The rules of Go: the board, then the game (rules, history, scoring, clock) and SGF.
+// The rules of Go: the board, then the game (rules, history, scoring, clock).
 pub mod board;
 pub mod game;
+
+// On top of the rules: SGF records, the client that keeps another GTP engine in step with a
+// game, and tactical reading (ladders, two-liberty fights, nakade).
+pub mod gtp_client;
 pub mod sgf;
 pub mod tactics;
 
-// Knowledge and search: move patterns, tengen's Monte Carlo tree search, the pattern
-// trainer, and the client that drives another GTP engine.
-pub mod gtp_client;
+// Knowledge: move patterns, then the trainer that learns their weights from records.
 pub mod patterns;
-pub mod search;
 pub mod train;
 
-// The opening book, built with the search and played by the mcts player.
+// tengen's Monte Carlo tree search, then the opening book built with it.
+pub mod search;
 pub mod book;
 
-// Players: what answers `genmove` at a level, and the levels of engines.toml.
+// Players: engines.toml's levels, checked, then the players built from them (what answers
+// `genmove` at a level).
 pub mod config;
 pub mod player;
 
