@@ -24,8 +24,8 @@ pub mod patterns;
 pub mod train;
 
 // tengen's Monte Carlo tree search, then the opening book built with it.
-pub mod search;
 pub mod book;
+pub mod search;
 
 // Players: engines.toml's levels, checked, then the players built from them (what answers
 // `genmove` at a level).

@@ -11,7 +11,7 @@
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::{Answer, Budget, Player, PlayerError, Progress};
+use super::MovePicker;
 use crate::board::{Board, Cell, Color, MAX_CELLS, Move, Point};
 use crate::game::Game;
 use crate::game::regions::{Region, Regions};
@@ -45,14 +45,8 @@ impl HeuristicPlayer {
     }
 }
 
-impl Player for HeuristicPlayer {
-    fn genmove(
-        &mut self,
-        game: &Game,
-        color: Color,
-        _budget: &Budget,
-        _progress: &mut dyn Progress,
-    ) -> Result<Answer, PlayerError> {
+impl MovePicker for HeuristicPlayer {
+    fn pick(&mut self, game: &Game, color: Color) -> Move {
         let board = game.board();
         let mut scratch = Scratch::new();
         let eval = Evaluator::new(game, color, &mut scratch);
@@ -73,9 +67,7 @@ impl Player for HeuristicPlayer {
             .into_iter()
             .map(|(_, p)| p)
             .find(|&p| game.legality(color, Move::Play(p)).is_ok())
-            .map_or(Ok(Answer::Move(Move::Pass)), |p| {
-                Ok(Answer::Move(Move::Play(p)))
-            })
+            .map_or(Move::Pass, Move::Play)
     }
 }
 
@@ -559,19 +551,15 @@ mod tests {
     use super::*;
     use crate::game::Rules;
     use crate::game::score::Assessment;
-    use crate::player::Silent;
     use crate::player::random::RandomPlayer;
+    use crate::player::{Budget, Player, Silent};
 
     fn pt(game: &Game, v: &str) -> Point {
         Point::parse(v, game.size()).expect("valid vertex")
     }
 
     fn genmove(game: &Game, c: Color, seed: u64) -> Move {
-        HeuristicPlayer::new(Some(seed))
-            .genmove(game, c, &Budget::default(), &mut Silent)
-            .unwrap()
-            .as_move()
-            .unwrap()
+        HeuristicPlayer::new(Some(seed)).pick(game, c)
     }
 
     /// The move of the colour `c` to play in `game`, by `players[c.index()]`.
