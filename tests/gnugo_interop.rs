@@ -9,24 +9,7 @@ mod common;
 use std::path::Path;
 use std::thread;
 
-use common::Gtp;
-
-/// A result as (margin for Black, komi included); `0` is a draw. Accepts `B+3`, `W+2.5`,
-/// `B+3.0` (GNU Go's form) and `0`.
-fn margin(result: &str) -> f64 {
-    let result = result.trim();
-    if result == "0" {
-        return 0.0;
-    }
-    let (sign, rest) = match result.split_at(2) {
-        ("B+", rest) => (1.0, rest),
-        ("W+", rest) => (-1.0, rest),
-        _ => panic!("not a score: {result}"),
-    };
-    sign * rest
-        .parse::<f64>()
-        .unwrap_or_else(|_| panic!("not a score: {result}"))
-}
+use common::{Gtp, margin};
 
 /// Plays one game; returns (moves played, tengen's score, GNU Go's score).
 fn play_game(

@@ -16,7 +16,7 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use common::Gtp;
+use common::{Gtp, margin};
 use tengen::board::{Color, Move, Point};
 use tengen::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use tengen::game::{Game, IllegalMove, KoRule, Rules};
@@ -120,22 +120,6 @@ fn vertices(answer: &str) -> BTreeSet<String> {
         .split_whitespace()
         .map(str::to_ascii_uppercase)
         .collect()
-}
-
-/// A result as Black's margin (komi included): `B+3.0`, `W+2.0` or `0`.
-fn margin(result: &str) -> f64 {
-    let result = result.trim();
-    if result == "0" {
-        return 0.0;
-    }
-    let (sign, rest) = match result.split_at(2) {
-        ("B+", rest) => (1.0, rest),
-        ("W+", rest) => (-1.0, rest),
-        _ => panic!("not a score: {result}"),
-    };
-    sign * rest
-        .parse::<f64>()
-        .unwrap_or_else(|_| panic!("not a score: {result}"))
 }
 
 /// Plays the seeded random game of `size` and `seed` on tengen's rules and GNU Go's side by

@@ -159,3 +159,20 @@ pub fn bless() -> bool {
 pub fn blesses(value: Option<&OsStr>) -> bool {
     value.is_some_and(|v| v == "1")
 }
+
+/// A result as (margin for Black, komi included); `0` is a draw. Accepts `B+3`, `W+2.5`,
+/// `B+3.0` (GNU Go's form) and `0`.
+pub fn margin(result: &str) -> f64 {
+    let result = result.trim();
+    if result == "0" {
+        return 0.0;
+    }
+    let (sign, rest) = match result.split_at(2) {
+        ("B+", rest) => (1.0, rest),
+        ("W+", rest) => (-1.0, rest),
+        _ => panic!("not a score: {result}"),
+    };
+    sign * rest
+        .parse::<f64>()
+        .unwrap_or_else(|_| panic!("not a score: {result}"))
+}
