@@ -19,6 +19,9 @@ pub mod gtp_client;
 pub mod sgf;
 pub mod tactics;
 
+// KataGo's networks, evaluated in Rust.
+pub mod net;
+
 // Knowledge: move patterns, then the trainer that learns their weights from records.
 pub mod patterns;
 pub mod train;

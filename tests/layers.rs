@@ -19,6 +19,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("gtp_client", 3),
     // Reading, then knowledge.
     ("tactics", 3),
+    // KataGo's networks: model files, input features, the forward pass.
+    ("net", 3),
     ("patterns", 4),
     ("train", 5),
     // Search, the book on top of it.

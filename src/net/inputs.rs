@@ -1,0 +1,1 @@
+//! The input features of a position as KataGo computes them.
