@@ -1,9 +1,12 @@
 use super::*;
 use crate::game::Rules;
 
-/// A position header of `tests/data/nets` (`position N size S komi K [handicap V...] moves
-/// (- | C V ...) [command kata-raw-nn [COLOR] ...]`): the game KataGo's GTP was given and the
-/// player the net was asked about.
+/// Positions of `katago-features-rules.txt`.
+const POSITIONS_UNDER_RULES: usize = 320;
+
+/// A position header of `tests/data/nets` (`position N size S komi K [rules R] [handicap V...]
+/// moves (- | C V ...) [command kata-raw-nn [COLOR] ...]`, `R` a KataGo rule set, `chinese-kgs`
+/// when absent): the game KataGo's GTP was given and the player the net was asked about.
 fn game_of_header(header: &str) -> (usize, Game, Color) {
     let words: Vec<&str> = header.split_whitespace().collect();
     let field = |name: &str| words.iter().position(|w| *w == name);
@@ -14,7 +17,11 @@ fn game_of_header(header: &str) -> (usize, Game, Color) {
     let komi: f64 = words[field("komi").expect("komi") + 1]
         .parse()
         .expect("komi");
-    let mut game = Game::new(size, Rules::chinese(komi));
+    let rules = field("rules").map_or("chinese", |r| match words[r + 1] {
+        "chinese-kgs" => "chinese",
+        other => other,
+    });
+    let mut game = Game::new(size, Rules::named(rules, komi).expect("rules"));
     let moves_at = field("moves").expect("moves");
     let command_at = field("command").unwrap_or(words.len());
     if let Some(h) = field("handicap") {
@@ -73,18 +80,30 @@ fn differences(features: &Features, record: &[&str]) -> Vec<String> {
                     }
                 }
             }
+            Some("illegal") => {
+                let mut expected = vec![true; area];
+                for point in words {
+                    let (x, y) = point.split_once(',').expect("x,y");
+                    let (x, y): (usize, usize) = (x.parse().expect("x"), y.parse().expect("y"));
+                    expected[y * size + x] = false;
+                }
+                if features.legal != expected {
+                    let wrong: Vec<String> = (0..area)
+                        .filter(|&i| features.legal[i] != expected[i])
+                        .map(|i| format!("{},{}", i % size, i / size))
+                        .collect();
+                    found.push(format!("legal differs at {}", wrong.join(" ")));
+                }
+            }
             _ => {}
         }
     }
     found
 }
 
-#[test]
-fn features_match_katago_on_every_recorded_position() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/nets/g170-b6c96.features.txt"
-    );
+/// Compares every position of a features file with ours; returns how many there were.
+fn check_features_file(name: &str) -> usize {
+    let path = format!("{}/tests/data/nets/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(path).expect("the recorded features");
     let mut positions = 0;
     let mut failures = Vec::new();
@@ -98,11 +117,31 @@ fn features_match_katago_on_every_recorded_position() {
         }
         positions += 1;
     }
-    assert_eq!(positions, 271);
     assert!(
         failures.is_empty(),
         "{} of {positions} differ:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+    positions
+}
+
+#[test]
+fn features_match_katago_on_every_recorded_position() {
+    assert_eq!(check_features_file("g170-b6c96.features.txt"), 271);
+}
+
+/// `katago-features-rules.txt`: 320 positions of random games (sizes 2 to 19, kos, passes,
+/// multi-stone suicide under Tromp-Taylor, handicap stones, a colour moving twice, the colour not
+/// to move asked about) under `chinese-kgs`, `japanese`, `aga` and `tromp-taylor`, with KataGo's
+/// `fillRowV7` features in the format of `g170-b6c96.features.txt` plus a line `illegal x,y ...`
+/// of the points where KataGo's `BoardHistory::isLegal` refuses the player's move; made by the
+/// same kind of harness linked to KataGo's objects, with the header's `rules` fed to
+/// `Rules::parseRulesWithoutKomi`.
+#[test]
+fn features_and_legal_moves_match_katago_under_every_rule_set() {
+    assert_eq!(
+        check_features_file("katago-features-rules.txt"),
+        POSITIONS_UNDER_RULES
     );
 }
