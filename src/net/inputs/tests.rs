@@ -145,3 +145,212 @@ fn features_and_legal_moves_match_katago_under_every_rule_set() {
         POSITIONS_UNDER_RULES
     );
 }
+
+/// A game of `size` under `rules` (a name of `Rules::named`) with `moves` (`"B A3 W pass ..."`)
+/// played after `handicap` stones.
+fn game(size: usize, rules: &str, komi: f64, handicap: &str, moves: &str) -> Game {
+    let mut game = Game::new(size, Rules::named(rules, komi).expect("rules"));
+    if !handicap.is_empty() {
+        let points: Vec<Point> = handicap
+            .split_whitespace()
+            .map(|v| Point::parse(v, size).expect("vertex"))
+            .collect();
+        game.set_handicap(&points).expect("handicap");
+    }
+    let words: Vec<&str> = moves.split_whitespace().collect();
+    for pair in words.chunks(2) {
+        let color: Color = pair[0].parse().expect("colour");
+        game.play(color, Move::parse(pair[1], size).expect("move"))
+            .expect("a legal move");
+    }
+    game
+}
+
+/// The points of `plane` that are set, as KataGo's `x,y` (y = 0 the top row), in its order.
+fn on(features: &Features, plane: usize) -> Vec<(usize, usize)> {
+    let size = features.size;
+    let area = size * size;
+    (0..area)
+        .filter(|&i| features.spatial[plane * area + i] != 0.0)
+        .map(|i| (i % size, i / size))
+        .collect()
+}
+
+/// GTP vertices as KataGo's `x,y`, in KataGo's order.
+fn at(size: usize, vertices: &str) -> Vec<(usize, usize)> {
+    let mut points: Vec<(usize, usize)> = vertices
+        .split_whitespace()
+        .map(|v| {
+            let (col, row) = Point::parse(v, size).expect("vertex").coords(size);
+            (col, size - 1 - row)
+        })
+        .collect();
+    points.sort_by_key(|&(x, y)| (y, x));
+    points
+}
+
+/// Whether the player to move may play at `vertex`.
+fn legal_at(features: &Features, vertex: &str) -> bool {
+    let size = features.size;
+    let (col, row) = Point::parse(vertex, size).expect("vertex").coords(size);
+    features.legal[(size - 1 - row) * size + col]
+}
+
+const KO_TAKEN: &str = "B A3 W B3 B B4 W C4 B B2 W C2 B E5 W D3 B C3";
+
+#[test]
+fn a_ko_just_taken_bans_the_retake() {
+    let features = Features::from_game(&game(5, "chinese", 7.5, "", KO_TAKEN));
+    assert_eq!(on(&features, 6), at(5, "B3"));
+    assert!(!legal_at(&features, "B3"));
+    assert!(legal_at(&features, "A5"));
+    assert_eq!(on(&features, 9), at(5, "C3"));
+    assert_eq!(on(&features, 10), at(5, "D3"));
+    // The capturing stone is in atari; White (to move) owns C4, D3, C2.
+    assert_eq!(on(&features, 3), at(5, "C3"));
+    assert_eq!(on(&features, 1), at(5, "C4 D3 C2"));
+    assert_eq!(features.global[5], 7.5 / 20.0);
+}
+
+#[test]
+fn the_colour_not_to_move_sees_no_ko_and_no_history() {
+    let features = Features::for_player(&game(5, "chinese", 7.5, "", KO_TAKEN), Color::Black);
+    assert!(on(&features, 6).is_empty());
+    assert!(legal_at(&features, "B3"));
+    for plane in 9..=13 {
+        assert!(on(&features, plane).is_empty(), "plane {plane}");
+    }
+    assert_eq!(on(&features, 1), at(5, "E5 B4 A3 C3 B2"));
+    assert_eq!(features.global[5], -7.5 / 20.0);
+    assert_eq!(features.global[18], -0.5);
+}
+
+#[test]
+fn positional_superko_bans_a_move_that_repeats_a_position() {
+    // On 2x2, Black at B2 would recreate the position after Black's B1 (B2 is no ko point).
+    let features = Features::from_game(&game(
+        2,
+        "chinese",
+        0.0,
+        "",
+        "B B2 W A1 B B1 W A2 B B2 W B1",
+    ));
+    assert_eq!(on(&features, 6), at(2, "B2"));
+    assert!(features.legal.iter().all(|&l| !l));
+    // Under simple ko nothing is banned.
+    let japanese = Features::from_game(&game(
+        2,
+        "japanese",
+        0.0,
+        "",
+        "B B2 W A1 B B1 W A2 B B2 W B1",
+    ));
+    assert!(on(&japanese, 6).is_empty());
+    assert!(legal_at(&japanese, "B2"));
+}
+
+#[test]
+fn a_working_ladder_marks_the_stone_and_the_move_that_starts_it() {
+    // White C3 with two liberties: Black C4 chases it up to the top right; D3 lets it out.
+    let features = Features::from_game(&game(
+        9,
+        "chinese",
+        7.0,
+        "",
+        "B B3 W C3 B C2 W A9 B D2 W J1",
+    ));
+    assert!(on(&features, 14).contains(&at(9, "C3")[0]));
+    assert!(on(&features, 17).contains(&at(9, "C4")[0]));
+    assert!(!on(&features, 17).contains(&at(9, "D3")[0]));
+    // One move ago (before J1) it was already there; two moves ago (before D2) it was not.
+    assert!(on(&features, 15).contains(&at(9, "C3")[0]));
+    assert!(!on(&features, 16).contains(&at(9, "C3")[0]));
+}
+
+#[test]
+fn a_ladder_breaker_stops_the_ladder() {
+    let features = Features::from_game(&game(
+        9,
+        "chinese",
+        7.0,
+        "",
+        "B B3 W C3 B C2 W A9 B D2 W G6",
+    ));
+    assert!(!on(&features, 14).contains(&at(9, "C3")[0]));
+    assert!(!on(&features, 17).contains(&at(9, "C4")[0]));
+    // One move ago the breaker was not there yet.
+    assert!(on(&features, 15).contains(&at(9, "C3")[0]));
+}
+
+#[test]
+fn a_pass_alive_group_owns_its_eyes_and_dead_stones_only_their_points() {
+    // Black's wall with eyes A5, C5, E5 is pass-alive; White's stones below are not, and the
+    // empty row between them belongs to nobody.
+    let moves = "B A4 W C2 B B4 W B1 B C4 W D1 B D4 W A2 B E4 W E2 B B5 W C1 B D5";
+    let features = Features::from_game(&game(5, "chinese", 7.5, "", moves));
+    assert_eq!(on(&features, 19), at(5, "A5 B5 C5 D5 E5 A4 B4 C4 D4 E4"));
+    assert_eq!(on(&features, 18), at(5, "A2 C2 E2 A1 B1 C1 D1 E1"));
+}
+
+#[test]
+fn the_last_five_moves_include_passes() {
+    let features = Features::from_game(&game(9, "chinese", 7.0, "", "B E5 W pass B D4 W C3"));
+    assert_eq!(on(&features, 9), at(9, "C3"));
+    assert_eq!(on(&features, 10), at(9, "D4"));
+    assert!(on(&features, 11).is_empty());
+    assert_eq!(on(&features, 12), at(9, "E5"));
+    assert_eq!(&features.global[..5], &[0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(features.global[14], 0.0);
+}
+
+#[test]
+fn a_pass_that_would_end_the_game_hides_history_under_friendly_pass_rules_only() {
+    let chinese = Features::from_game(&game(9, "chinese", 7.0, "", "B E5 W pass"));
+    assert!((9..=13).all(|plane| on(&chinese, plane).is_empty()));
+    assert_eq!(&chinese.global[..5], &[0.0; 5]);
+    assert_eq!(chinese.global[14], 0.0);
+    let tromp_taylor = Features::from_game(&game(9, "tromp-taylor", 7.0, "", "B E5 W pass"));
+    assert_eq!(on(&tromp_taylor, 10), at(9, "E5"));
+    assert_eq!(tromp_taylor.global[0], 1.0);
+    assert_eq!(tromp_taylor.global[14], 1.0);
+    assert_eq!(tromp_taylor.global[8], 1.0);
+}
+
+#[test]
+fn white_is_given_komi_for_handicap_stones_by_the_rules() {
+    // Chinese: komi plus one point a stone; AGA: one point less; Japanese: none, but territory
+    // scoring counts the stones on the board, which comes to the same here.
+    let chinese = Features::from_game(&game(9, "chinese", 0.5, "C3 G7", ""));
+    assert_eq!(chinese.global[5], 2.5 / 20.0);
+    assert_eq!(on(&chinese, 2), at(9, "G7 C3"));
+    let aga = Features::from_game(&game(9, "aga", 0.5, "C3 G7", ""));
+    assert_eq!(aga.global[5], 1.5 / 20.0);
+    assert_eq!(&aga.global[6..8], &[1.0, -0.5]);
+    let japanese = Features::from_game(&game(9, "japanese", 0.5, "C3 G7", ""));
+    assert_eq!(japanese.global[5], 2.5 / 20.0);
+    assert_eq!(&japanese.global[6..11], &[0.0, 0.0, 0.0, 1.0, 1.0]);
+    assert!(on(&japanese, 19).is_empty());
+}
+
+#[test]
+fn black_moves_in_a_row_at_the_start_count_as_handicap_on_19x19() {
+    let features = Features::from_game(&game(19, "chinese", 0.5, "", "B D4 B Q16 B Q4 W D16"));
+    assert_eq!(features.global[5], -3.5 / 20.0);
+    // Black's second move cleared the history: the moves before Q16's are not shown.
+    assert_eq!(on(&features, 9), at(19, "D16"));
+    assert_eq!(on(&features, 10), at(19, "Q4"));
+    assert!(on(&features, 11).is_empty());
+    assert_eq!(features.global[18], -0.5);
+}
+
+#[test]
+fn a_2x2_board_has_every_feature_at_its_size() {
+    let features = Features::from_game(&game(2, "chinese", 0.0, "", "B A1"));
+    assert_eq!(features.spatial.len(), SPATIAL_FEATURES * 4);
+    assert_eq!(on(&features, 0).len(), 4);
+    assert_eq!(on(&features, 2), at(2, "A1"));
+    assert_eq!(on(&features, 4), at(2, "A1"));
+    assert_eq!(on(&features, 19).len(), 4);
+    assert_eq!(features.legal, vec![true, true, false, true]);
+    assert_eq!(features.global[5], 0.0);
+}
