@@ -354,3 +354,43 @@ fn a_2x2_board_has_every_feature_at_its_size() {
     assert_eq!(features.legal, vec![true, true, false, true]);
     assert_eq!(features.global[5], 0.0);
 }
+
+/// Checks our legal points against the `NAN`s of KataGo's first policy in each answer of a
+/// `kata-raw-nn` file; returns how many positions there were.
+fn check_legal_against_policy(name: &str) -> usize {
+    let path = format!("{}/tests/data/nets/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(path).expect("the recorded answers");
+    let mut positions = 0;
+    let mut failures = Vec::new();
+    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
+        let lines: Vec<&str> = block.lines().collect();
+        let (number, game, player) = game_of_header(lines[0]);
+        let features = Features::for_player(&game, player);
+        let policy = lines.iter().position(|l| *l == "policy").expect("policy");
+        let katago_legal: Vec<bool> = lines[policy + 1..=policy + features.size]
+            .iter()
+            .flat_map(|row| row.split_whitespace().map(|v| v != "NAN"))
+            .collect();
+        if features.legal != katago_legal {
+            failures.push(number);
+        }
+        positions += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "legal points differ in positions {failures:?}"
+    );
+    positions
+}
+
+#[test]
+fn legal_points_are_where_katago_gives_a_policy() {
+    assert_eq!(
+        check_legal_against_policy("g170-b6c96.kata-raw-nn.txt"),
+        186
+    );
+    assert_eq!(
+        check_legal_against_policy("g170-b6c96.extra.kata-raw-nn.txt"),
+        85
+    );
+}
