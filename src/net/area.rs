@@ -31,64 +31,77 @@ pub(crate) fn calculate_area(board: &KataBoard, multi_stone_suicide_legal: bool)
 /// One region of empty points and opponent stones.
 struct Region {
     head: usize,
-    /// The heads of `pla`'s strings this region is vital for.
-    vital_for: Vec<usize>,
+    /// Where the heads of `pla`'s strings this region is vital for start in the shared list.
+    vital_start: usize,
+    vital_len: usize,
     /// Points not next to any `pla` stone, counted up to 2.
     internal_spaces: u8,
     contains_opp: bool,
+    /// Next to a string found not pass-alive.
+    borders_dead: bool,
 }
+
+/// No region.
+const NONE: u16 = u16::MAX;
 
 /// `calculateAreaForPla` with safe and unsafe big territories.
 fn area_for_pla(board: &KataBoard, pla: u8, suicide_legal: bool, result: &mut [u8; ARR]) {
     let opp = opp(pla);
     let colors = &board.colors;
-    let mut region_of = [usize::MAX; ARR];
-    let mut next_in_region = [0usize; ARR];
-    let mut borders_dead = [false; ARR];
-    let mut regions: Vec<Region> = Vec::new();
-    let mut queue: Vec<usize> = Vec::with_capacity(board.size * board.size);
+    let mut region_of = [NONE; ARR];
+    let mut next_in_region = [0u16; ARR];
+    let mut regions: Vec<Region> = Vec::with_capacity(64);
+    let mut vital: Vec<usize> = Vec::with_capacity(256);
+    let mut queue = [0u16; ARR];
 
     let mut at_least_one_pla = false;
     for y in 0..board.size {
         for x in 0..board.size {
             let loc = board.loc(x, y);
-            if region_of[loc] != usize::MAX {
+            if region_of[loc] != NONE {
                 continue;
             }
             if colors[loc] != EMPTY {
                 at_least_one_pla |= colors[loc] == pla;
                 continue;
             }
-            let index = regions.len();
-            let mut vital_for: Vec<usize> = Vec::new();
+            let index = regions.len() as u16;
+            let vital_start = vital.len();
             for &d in &board.adj {
                 let adj = (loc as isize + d) as usize;
                 if colors[adj] == pla {
                     let head = board.chain_head[adj] as usize;
-                    if !vital_for.contains(&head) {
-                        vital_for.push(head);
+                    if !vital[vital_start..].contains(&head) {
+                        vital.push(head);
                     }
                 }
             }
             let mut region = Region {
                 head: loc,
-                vital_for,
+                vital_start,
+                vital_len: vital.len() - vital_start,
                 internal_spaces: 0,
                 contains_opp: false,
+                borders_dead: false,
             };
             // Breadth-first over empty points and opponent stones, linking them in a circle.
             let mut tail = loc;
-            queue.clear();
-            queue.push(loc);
+            queue[0] = loc as u16;
+            let (mut q, mut queued) = (0, 1);
             region_of[loc] = index;
-            let mut q = 0;
-            while q < queue.len() {
-                let here = queue[q];
+            while q < queued {
+                let here = queue[q] as usize;
                 q += 1;
-                if !region.vital_for.is_empty() && (suicide_legal || colors[here] == EMPTY) {
-                    region
-                        .vital_for
-                        .retain(|&head| board.is_adjacent_to_pla_head(pla, here, head));
+                if region.vital_len > 0 && (suicide_legal || colors[here] == EMPTY) {
+                    let mut kept = 0;
+                    for i in 0..region.vital_len {
+                        let head = vital[vital_start + i];
+                        if board.is_adjacent_to_pla_head(pla, here, head) {
+                            vital[vital_start + kept] = head;
+                            kept += 1;
+                        }
+                    }
+                    region.vital_len = kept;
                 }
                 if region.internal_spaces < 2 && !board.is_adjacent_to_pla(here, pla) {
                     region.internal_spaces += 1;
@@ -96,35 +109,44 @@ fn area_for_pla(board: &KataBoard, pla: u8, suicide_legal: bool, result: &mut [u
                 if colors[here] == opp {
                     region.contains_opp = true;
                 }
-                next_in_region[here] = tail;
+                next_in_region[here] = tail as u16;
                 tail = here;
                 for &d in &board.adj {
                     let adj = (here as isize + d) as usize;
-                    if (colors[adj] == EMPTY || colors[adj] == opp) && region_of[adj] == usize::MAX
-                    {
-                        queue.push(adj);
+                    if (colors[adj] == EMPTY || colors[adj] == opp) && region_of[adj] == NONE {
+                        queue[queued] = adj as u16;
+                        queued += 1;
                         region_of[adj] = index;
                     }
                 }
             }
-            next_in_region[loc] = tail;
+            next_in_region[loc] = tail as u16;
+            vital.truncate(vital_start + region.vital_len);
             regions.push(region);
         }
     }
 
-    let heads: Vec<usize> = (0..ARR)
-        .filter(|&loc| colors[loc] == pla && board.chain_head[loc] as usize == loc)
-        .collect();
-    let mut vital_count = [0i32; ARR];
-    for region in &regions {
-        for &head in &region.vital_for {
-            vital_count[head] += 1;
+    let mut heads = [0u16; ARR];
+    let mut num_heads = 0;
+    for y in 0..board.size {
+        for x in 0..board.size {
+            let loc = board.loc(x, y);
+            if colors[loc] == pla && board.chain_head[loc] as usize == loc {
+                heads[num_heads] = loc as u16;
+                num_heads += 1;
+            }
         }
     }
-    let mut killed = vec![false; heads.len()];
+    let heads = &heads[..num_heads];
+    let mut vital_count = [0u16; ARR];
+    for &head in &vital {
+        vital_count[head] += 1;
+    }
+    let mut killed = [false; ARR];
     loop {
         let mut killed_any = false;
         for (i, &head) in heads.iter().enumerate() {
+            let head = head as usize;
             if killed[i] || vital_count[head] >= 2 {
                 continue;
             }
@@ -134,13 +156,14 @@ fn area_for_pla(board: &KataBoard, pla: u8, suicide_legal: bool, result: &mut [u
                 for &d in &board.adj {
                     let adj = (stone as isize + d) as usize;
                     let index = region_of[adj];
-                    if index == usize::MAX || !(colors[adj] == EMPTY || colors[adj] == opp) {
+                    if index == NONE || !(colors[adj] == EMPTY || colors[adj] == opp) {
                         continue;
                     }
-                    let region = &regions[index];
-                    if !borders_dead[region.head] {
-                        borders_dead[region.head] = true;
-                        for &h in &region.vital_for {
+                    let region = &mut regions[index as usize];
+                    if !region.borders_dead {
+                        region.borders_dead = true;
+                        for &h in &vital[region.vital_start..region.vital_start + region.vital_len]
+                        {
                             vital_count[h] -= 1;
                         }
                     }
@@ -153,20 +176,20 @@ fn area_for_pla(board: &KataBoard, pla: u8, suicide_legal: bool, result: &mut [u
     }
     for (i, &head) in heads.iter().enumerate() {
         if !killed[i] {
-            for stone in board.chain_stones(head) {
+            for stone in board.chain_stones(head as usize) {
                 result[stone] = pla;
             }
         }
     }
 
     for region in &regions {
-        let alive_border = !borders_dead[region.head] && at_least_one_pla;
+        let alive_border = !region.borders_dead && at_least_one_pla;
         let mark = alive_border && (region.internal_spaces <= 1 || !region.contains_opp);
         let mut cur = region.head;
         if mark {
             loop {
                 result[cur] = pla;
-                cur = next_in_region[cur];
+                cur = next_in_region[cur] as usize;
                 if cur == region.head {
                     break;
                 }
@@ -176,7 +199,7 @@ fn area_for_pla(board: &KataBoard, pla: u8, suicide_legal: bool, result: &mut [u
                 if result[cur] == EMPTY {
                     result[cur] = pla;
                 }
-                cur = next_in_region[cur];
+                cur = next_in_region[cur] as usize;
                 if cur == region.head {
                     break;
                 }
