@@ -8,8 +8,8 @@
 //! 18-19 own / opponent area (pass-alive and surrounded, area scoring only). Globals: 0-4 which
 //! of the last five moves were passes, 5 komi / 20 from the mover's view, 6-7 ko rule, 8 suicide,
 //! 9 territory scoring, 10-11 tax, 14 a pass would end the phase, 18 the komi's parity wave.
-//! Planes 7-8 and 20-21 and globals 12-13 (the encore), 15-17 (playout doubling, button) stay
-//! zero as they do in KataGo's GTP.
+//! 15-16 playout doubling. Planes 7-8 and 20-21 and globals 12-13 (the encore) and 17 (button)
+//! stay zero: KataGo's GTP never enters the encore and none of tengen's rule sets has a button.
 
 use super::area::calculate_area;
 use super::history::{History, KataRules, PASS_LOC};
@@ -28,6 +28,23 @@ fn kata_color(c: Color) -> u8 {
         Color::Black => BLACK,
         Color::White => WHITE,
     }
+}
+
+/// What KataGo's evaluator is told beyond the position (its `MiscNNInputParams`). The default
+/// is what `kata-raw-nn` uses.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct InputOptions {
+    /// At the root of a search under `conservativePass`: when a pass would end the game, the
+    /// net sees no history and no pass-ends-the-phase flag.
+    pub conservative_pass_at_root: bool,
+    /// `enablePassingHacks` (on in KataGo's GTP search): the same when a pass would end the
+    /// game now without a win for the player.
+    pub passing_hacks: bool,
+    /// `playoutDoublingAdvantage`, from the player's view.
+    pub playout_doubling_advantage: f64,
+    /// Pass-alive areas read as if multi-stone suicide were legal: a model's
+    /// `preferPassAliveUnderSuicideRules`.
+    pub pass_alive_as_if_suicide_legal: bool,
 }
 
 /// A game as KataGo holds it: its board and its history, ready to give the net's inputs.
@@ -98,22 +115,16 @@ impl NetPosition {
 
     /// The net's inputs for `player`. For the player not to move, KataGo's `kata-raw-nn COLOR`
     /// clears the history first (no ko point, no last moves, no superko bans).
-    /// `pass_alive_as_if_suicide_legal` is a model's `preferPassAliveUnderSuicideRules`.
-    pub fn features(&self, player: Color, pass_alive_as_if_suicide_legal: bool) -> Features {
+    pub fn features(&self, player: Color, options: &InputOptions) -> Features {
         let pla = kata_color(player);
         if pla == self.history.presumed_next {
-            fill(
-                &self.board,
-                &self.history,
-                pla,
-                pass_alive_as_if_suicide_legal,
-            )
+            fill(&self.board, &self.history, pla, options)
         } else {
             let mut board = self.board.clone();
             board.ko_loc = NULL_LOC;
             let mut history = self.history.clone();
             history.clear(&board, pla);
-            fill(&board, &history, pla, pass_alive_as_if_suicide_legal)
+            fill(&board, &history, pla, options)
         }
     }
 }
@@ -121,18 +132,18 @@ impl NetPosition {
 impl Features {
     /// The inputs for the player to move in `game`.
     pub fn from_game(game: &Game) -> Features {
-        NetPosition::from_game(game).features(game.to_move(), false)
+        NetPosition::from_game(game).features(game.to_move(), &InputOptions::default())
     }
 
     /// The inputs for `player` in `game`, as `kata-raw-nn COLOR` computes them.
     pub fn for_player(game: &Game, player: Color) -> Features {
-        NetPosition::from_game(game).features(player, false)
+        NetPosition::from_game(game).features(player, &InputOptions::default())
     }
 }
 
-/// `fillRowV7` for `pla`, who is the history's next player, with KataGo GTP's defaults (no
-/// conservative pass, no passing hacks, no playout doubling, the whole history).
-fn fill(board: &KataBoard, history: &History, pla: u8, pass_alive_suicide: bool) -> Features {
+/// `fillRowV7` for `pla`, who is the history's next player (the whole history shown: KataGo's
+/// `maxHistory` is 1000).
+fn fill(board: &KataBoard, history: &History, pla: u8, options: &InputOptions) -> Features {
     let size = board.size;
     let area = size * size;
     let opp = super::kataboard::opp(pla);
@@ -166,22 +177,31 @@ fn fill(board: &KataBoard, history: &History, pla: u8, pass_alive_suicide: bool)
     }
 
     let rules = &history.rules;
+    let mut ending_now_would_not_win = false;
     if rules.scoring == Scoring::Area {
-        let owner = calculate_area(board, rules.multi_stone_suicide_legal || pass_alive_suicide);
+        let suicide_legal =
+            rules.multi_stone_suicide_legal || options.pass_alive_as_if_suicide_legal;
+        let owner = calculate_area(board, suicide_legal);
+        let mut score: i32 = 0;
         for y in 0..size {
             for x in 0..size {
                 let o = owner[board.loc(x, y)];
                 if o == pla {
                     set(18, y * size + x);
+                    score += 1;
                 } else if o == opp {
                     set(19, y * size + x);
+                    score -= 1;
                 }
             }
         }
+        ending_now_would_not_win = score as f32 + history.self_komi(pla) <= 0.0;
     }
 
     let suppress_pass_ends_phase = history.pass_would_end_game(board, pla)
-        && history.suppress_end_from_friendly_pass(board, pla);
+        && (options.conservative_pass_at_root
+            || history.suppress_end_from_friendly_pass(board, pla)
+            || (options.passing_hacks && ending_now_would_not_win));
     let max_turns = if suppress_pass_ends_phase {
         0
     } else if history.is_game_finished || history.is_past_normal_phase_end {
@@ -255,6 +275,10 @@ fn fill(board: &KataBoard, history: &History, pla: u8, pass_alive_suicide: bool)
     }
     if !suppress_pass_ends_phase && history.pass_would_end_phase(board, pla) {
         global[14] = 1.0;
+    }
+    if options.playout_doubling_advantage != 0.0 {
+        global[15] = 1.0;
+        global[16] = (0.5 * options.playout_doubling_advantage) as f32;
     }
     if rules.scoring == Scoring::Area {
         global[18] = komi_wave(self_komi, area.is_multiple_of(2));

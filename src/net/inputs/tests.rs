@@ -2,12 +2,14 @@ use super::*;
 use crate::game::Rules;
 
 /// Positions of `katago-features-rules.txt`.
-const POSITIONS_UNDER_RULES: usize = 320;
+const POSITIONS_UNDER_RULES: usize = 360;
 
-/// A position header of `tests/data/nets` (`position N size S komi K [rules R] [handicap V...]
-/// moves (- | C V ...) [command kata-raw-nn [COLOR] ...]`, `R` a KataGo rule set, `chinese-kgs`
-/// when absent): the game KataGo's GTP was given and the player the net was asked about.
-fn game_of_header(header: &str) -> (usize, Game, Color) {
+/// A position header of `tests/data/nets` (`position N size S komi K [rules R] [params C H P S]
+/// [handicap V...] moves (- | C V ...) [command kata-raw-nn [COLOR] ...]`, `R` a KataGo rule set,
+/// `chinese-kgs` when absent; `params`: conservative pass at the root, passing hacks (0 or 1),
+/// playout doubling advantage, pass-alive under suicide rules (-1 for the rules' own)): the game
+/// KataGo's GTP was given, the player the net was asked about and the evaluator's options.
+fn game_of_header(header: &str) -> (usize, Game, Color, InputOptions) {
     let words: Vec<&str> = header.split_whitespace().collect();
     let field = |name: &str| words.iter().position(|w| *w == name);
     let number: usize = words[1].parse().expect("position number");
@@ -43,7 +45,13 @@ fn game_of_header(header: &str) -> (usize, Game, Color) {
         .get(command_at + 2)
         .and_then(|w| w.parse::<Color>().ok())
         .unwrap_or(game.to_move());
-    (number, game, player)
+    let options = field("params").map_or(InputOptions::default(), |p| InputOptions {
+        conservative_pass_at_root: words[p + 1] == "1",
+        passing_hacks: words[p + 2] == "1",
+        playout_doubling_advantage: words[p + 3].parse().expect("playout doubling"),
+        pass_alive_as_if_suicide_legal: words[p + 4] == "1",
+    });
+    (number, game, player, options)
 }
 
 /// Differences between our features and KataGo's record of one position.
@@ -109,8 +117,8 @@ fn check_features_file(name: &str) -> usize {
     let mut failures = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let lines: Vec<&str> = block.lines().collect();
-        let (number, game, player) = game_of_header(lines[0]);
-        let features = Features::for_player(&game, player);
+        let (number, game, player, options) = game_of_header(lines[0]);
+        let features = NetPosition::from_game(&game).features(player, &options);
         let found = differences(&features, &lines[1..]);
         if !found.is_empty() {
             failures.push(format!("position {number}:\n  {}", found.join("\n  ")));
@@ -131,7 +139,7 @@ fn features_match_katago_on_every_recorded_position() {
     assert_eq!(check_features_file("g170-b6c96.features.txt"), 271);
 }
 
-/// `katago-features-rules.txt`: 320 positions of random games (sizes 2 to 19, kos, passes,
+/// `katago-features-rules.txt`: 360 positions of random games (sizes 2 to 19, kos, passes,
 /// multi-stone suicide under Tromp-Taylor, handicap stones, a colour moving twice, the colour not
 /// to move asked about) under `chinese-kgs`, `japanese`, `aga` and `tromp-taylor`, with KataGo's
 /// `fillRowV7` features in the format of `g170-b6c96.features.txt` plus a line `illegal x,y ...`
@@ -364,7 +372,7 @@ fn check_legal_against_policy(name: &str) -> usize {
     let mut failures = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let lines: Vec<&str> = block.lines().collect();
-        let (number, game, player) = game_of_header(lines[0]);
+        let (number, game, player, _) = game_of_header(lines[0]);
         let features = Features::for_player(&game, player);
         let policy = lines.iter().position(|l| *l == "policy").expect("policy");
         let katago_legal: Vec<bool> = lines[policy + 1..=policy + features.size]
