@@ -663,7 +663,9 @@ impl KataBoard {
         buf_idx: usize,
     ) -> usize {
         let opp = opp(self.colors[loc]);
-        let mut checked = [NULL_LOC; ARR];
+        // Strings already read, to skip them: only a shortcut, as `find_liberties` adds no
+        // point twice, so a full list just stops growing.
+        let mut checked = [NULL_LOC; 32];
         let mut num_checked = 0;
         let mut found = 0;
         let mut cur = loc;
@@ -674,8 +676,10 @@ impl KataBoard {
                     let head = self.head(adj);
                     if self.num_liberties[head] == 1 && !checked[..num_checked].contains(&head) {
                         found += self.find_liberties(adj, buf, buf_start, buf_idx + found);
-                        checked[num_checked] = head;
-                        num_checked += 1;
+                        if num_checked < checked.len() {
+                            checked[num_checked] = head;
+                            num_checked += 1;
+                        }
                     }
                 }
             }
