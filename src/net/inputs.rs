@@ -13,7 +13,7 @@
 
 use super::area::calculate_area;
 use super::history::{History, KataRules, PASS_LOC};
-use super::kataboard::{BLACK, KataBoard, NULL_LOC, WHITE};
+use super::kataboard::{BLACK, EMPTY, KataBoard, NULL_LOC, WHITE};
 use super::ladder::LadderReader;
 use super::{Features, GLOBAL_FEATURES, SPATIAL_FEATURES};
 use crate::board::{Color, Move, Point};
@@ -85,22 +85,29 @@ impl NetPosition {
         position
     }
 
-    /// Plays `mv` for `color` as KataGo's GTP `play` does (the move is not checked).
+    /// Plays `mv` for `color` as KataGo's GTP `play` does. Like it, this refuses (ignores) a
+    /// stone on an occupied point and a single-stone suicide, which KataGo forbids under every
+    /// rule set; bans by ko or superko are not checked.
     pub fn play(&mut self, color: Color, mv: Move) {
         let pla = kata_color(color);
-        if pla != self.history.presumed_next {
-            self.board.ko_loc = NULL_LOC;
-            self.history.clear(&self.board, pla);
-            self.history.assume_starting_black_moves_are_handicap();
-        }
         let loc = match mv {
             Move::Pass => PASS_LOC,
             Move::Play(p) => {
                 let size = self.board.size;
                 let (col, row) = p.coords(size);
-                self.board.loc(col, size - 1 - row)
+                let loc = self.board.loc(col, size - 1 - row);
+                if self.board.colors[loc] != EMPTY || self.board.is_illegal_suicide(loc, pla, true)
+                {
+                    return;
+                }
+                loc
             }
         };
+        if pla != self.history.presumed_next {
+            self.board.ko_loc = NULL_LOC;
+            self.history.clear(&self.board, pla);
+            self.history.assume_starting_black_moves_are_handicap();
+        }
         self.history.play(&mut self.board, loc, pla);
     }
 

@@ -402,3 +402,16 @@ fn legal_points_are_where_katago_gives_a_policy() {
         85
     );
 }
+
+#[test]
+fn a_single_stone_suicide_is_refused_as_katago_refuses_it() {
+    let mut position =
+        NetPosition::from_game(&game(3, "tromp-taylor", 7.5, "", "B C3 W B1 B C2 W A2"));
+    let a1 = Point::parse("A1", 3).expect("vertex");
+    position.play(Color::Black, Move::Play(a1));
+    assert_eq!(position.to_move(), Color::Black);
+    let features = position.features(Color::Black, &InputOptions::default());
+    assert_eq!(on(&features, 9), at(3, "A2"));
+    assert_eq!(on(&features, 10), at(3, "C2"));
+    assert!(!legal_at(&features, "A1"));
+}
