@@ -66,7 +66,7 @@ pub(crate) struct KataBoard {
     /// The head location of each stone's string.
     pub chain_head: [u16; ARR],
     /// The next stone of the string, circularly.
-    pub next_in_chain: [u16; ARR],
+    next_in_chain: [u16; ARR],
     /// Stones of the string whose head is the index.
     num_locs: [u16; ARR],
     /// Liberties of the string whose head is the index.
