@@ -5,7 +5,11 @@
 //! Points are indexed as KataGo indexes them: `y * size + x`, with `y = 0` the top row (GTP row
 //! `size`) and `x = 0` column `A`, the order in which `kata-raw-nn` prints its rows.
 
+mod area;
+pub mod history;
 pub mod inputs;
+mod kataboard;
+mod ladder;
 pub mod model;
 
 /// Spatial input features of model versions 8 to 15 (KataGo's inputs version 7).
