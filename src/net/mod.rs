@@ -5,8 +5,14 @@
 //! Points are indexed as KataGo indexes them: `y * size + x`, with `y = 0` the top row (GTP row
 //! `size`) and `x = 0` column `A`, the order in which `kata-raw-nn` prints its rows.
 
+pub mod forward;
 pub mod inputs;
 pub mod model;
+
+pub use forward::{DEFAULT_OPTIMISM, Net};
+pub use model::NetError;
+
+use crate::board::Color;
 
 /// Spatial input features of model versions 8 to 15 (KataGo's inputs version 7).
 pub const SPATIAL_FEATURES: usize = 22;
@@ -18,6 +24,8 @@ pub const GLOBAL_FEATURES: usize = 19;
 pub struct Features {
     /// The board size.
     pub size: usize,
+    /// The player to move, whose view the net takes (its outputs are turned to White's).
+    pub to_move: Color,
     /// `SPATIAL_FEATURES` planes of `size * size` values, plane after plane: feature `f` at
     /// point `i` is `spatial[f * size * size + i]`.
     pub spatial: Vec<f32>,
