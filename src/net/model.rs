@@ -4,6 +4,10 @@
 //! normalises the residual stream). The result, [`Model`], is immutable and shared by all threads.
 
 mod reader;
+#[cfg(test)]
+pub(crate) mod synthetic;
+#[cfg(test)]
+mod tests;
 
 use std::fmt;
 use std::io::Read;

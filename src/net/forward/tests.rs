@@ -5,12 +5,10 @@ use std::path::{Path, PathBuf};
 use super::*;
 use crate::board::Color;
 
-/// KataGo's answer to `kata-raw-nn 0` for one recorded position.
-#[derive(Debug)]
-struct Recorded {
-    size: usize,
-    komi: f32,
-    moves: String,
+/// One of KataGo's answers to `kata-raw-nn`: what it printed for one symmetry.
+#[derive(Debug, Default)]
+struct Answer {
+    symmetry: usize,
     white_win: f32,
     white_loss: f32,
     no_result: f32,
@@ -25,67 +23,176 @@ struct Recorded {
     white_ownership: Vec<f32>,
 }
 
+/// A recorded position: its header (tests/data/nets/README.md) and KataGo's answers.
+#[derive(Debug)]
+struct Recorded {
+    number: usize,
+    size: usize,
+    komi: f32,
+    /// The moves after `moves`, `-` for none.
+    moves: String,
+    /// The player KataGo evaluated for.
+    to_move: Color,
+    optimism: f32,
+    answers: Vec<Answer>,
+}
+
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/nets")
         .join(name)
 }
 
-/// The positions of a `kata-raw-nn` record (the format of tests/data/nets/README).
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the recorded positions and features come with tests/data/nets)",
+            path.display()
+        )
+    })
+}
+
+fn color(word: &str) -> Option<Color> {
+    match word.to_lowercase().as_str() {
+        "b" | "black" => Some(Color::Black),
+        "w" | "white" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// The position header: number, size, komi, moves, the player evaluated and the optimism.
+fn read_header(line: &str) -> Recorded {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = |key: &str| words.iter().position(|w| *w == key);
+    let moves_at = at("moves").expect("moves");
+    let command_at = at("command");
+    let moves = &words[moves_at + 1..command_at.unwrap_or(words.len())];
+    let handicap = at("handicap").is_some();
+    // The player to move: after the last move, or White after handicap stones, unless the
+    // command names one.
+    let mut to_move = match moves.chunks(2).last() {
+        Some([c, _]) => color(c).expect("a colour").opponent(),
+        _ if handicap => Color::White,
+        _ => Color::Black,
+    };
+    let mut optimism = DEFAULT_OPTIMISM;
+    if let Some(c) = command_at {
+        let args = &words[c + 2..];
+        let mut rest = args;
+        if let Some(pla) = args.first().and_then(|w| color(w)) {
+            to_move = pla;
+            rest = &args[1..];
+        }
+        if let Some(opt) = rest.get(1) {
+            optimism = opt.parse().expect("optimism");
+        }
+    }
+    Recorded {
+        number: words[1].parse().expect("number"),
+        size: words[3].parse().expect("size"),
+        komi: words[5].parse().expect("komi"),
+        moves: moves.join(" "),
+        to_move,
+        optimism,
+        answers: Vec::new(),
+    }
+}
+
+/// The positions of a `kata-raw-nn` record (tests/data/nets/README.md).
 fn read_recorded(path: &Path) -> Vec<Recorded> {
-    let text = std::fs::read_to_string(path).expect("recorded answers");
-    let mut out = Vec::new();
-    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let mut lines = block.lines();
-        let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
-        let size: usize = header[3].parse().unwrap();
-        let komi: f32 = header[5].parse().unwrap();
-        let moves = header[7..].join(" ");
-        let mut fields = std::collections::HashMap::new();
-        let mut policy = Vec::new();
-        let mut ownership = Vec::new();
-        let mut section = "";
-        for line in lines {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.as_slice() {
-                ["policy"] => section = "policy",
-                ["whiteOwnership"] => section = "ownership",
-                [key, value] if key.chars().next().unwrap().is_alphabetic() => {
-                    fields.insert(key.to_string(), value.parse::<f32>().unwrap());
+    let mut out: Vec<Recorded> = Vec::new();
+    let mut section = "";
+    for line in read(path).lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() == Some(&"position") {
+            out.push(read_header(line));
+            continue;
+        }
+        let Some(position) = out.last_mut() else {
+            continue;
+        };
+        match words.as_slice() {
+            [] => {}
+            ["symmetry", s] => {
+                position.answers.push(Answer {
+                    symmetry: s.parse().expect("symmetry"),
+                    ..Answer::default()
+                });
+                section = "";
+            }
+            ["policy"] => section = "policy",
+            ["whiteOwnership"] => section = "ownership",
+            [key, value] if *key != "NAN" && key.starts_with(|c: char| c.is_alphabetic()) => {
+                let a = position.answers.last_mut().expect("an answer");
+                let v: f32 = value.parse().expect("a number");
+                match *key {
+                    "whiteWin" => a.white_win = v,
+                    "whiteLoss" => a.white_loss = v,
+                    "noResult" => a.no_result = v,
+                    "whiteLead" => a.white_lead = v,
+                    "whiteScoreSelfplay" => a.white_score_selfplay = v,
+                    "whiteScoreSelfplaySq" => a.white_score_selfplay_sq = v,
+                    "varTimeLeft" => a.var_time_left = v,
+                    "shorttermWinlossError" => a.shortterm_winloss_error = v,
+                    "shorttermScoreError" => a.shortterm_score_error = v,
+                    "policyPass" => a.policy_pass = v,
+                    other => panic!("unknown field {other}"),
                 }
-                values => {
-                    let parsed = values.iter().map(|v| {
-                        if *v == "NAN" {
-                            f32::NAN
-                        } else {
-                            v.parse::<f32>().unwrap()
-                        }
-                    });
-                    match section {
-                        "policy" => policy.extend(parsed),
-                        _ => ownership.extend(parsed),
+            }
+            values => {
+                let a = position.answers.last_mut().expect("an answer");
+                let parsed = values.iter().map(|v| {
+                    if *v == "NAN" {
+                        f32::NAN
+                    } else {
+                        v.parse::<f32>().expect("a number")
                     }
+                });
+                match section {
+                    "policy" => a.policy.extend(parsed),
+                    "ownership" => a.white_ownership.extend(parsed),
+                    _ => panic!("values outside a section: {line}"),
                 }
             }
         }
-        let f = |k: &str| fields[k];
-        out.push(Recorded {
-            size,
-            komi,
-            moves,
-            white_win: f("whiteWin"),
-            white_loss: f("whiteLoss"),
-            no_result: f("noResult"),
-            white_lead: f("whiteLead"),
-            white_score_selfplay: f("whiteScoreSelfplay"),
-            white_score_selfplay_sq: f("whiteScoreSelfplaySq"),
-            var_time_left: f("varTimeLeft"),
-            shortterm_winloss_error: f("shorttermWinlossError"),
-            shortterm_score_error: f("shorttermScoreError"),
-            policy,
-            policy_pass: f("policyPass"),
-            white_ownership: ownership,
-        });
+    }
+    out
+}
+
+/// KataGo's input features per position number (tests/data/nets/README.md): spatial planes
+/// as the points set, `x,y`, then the globals. The player and the legal points are not in it.
+fn read_features(
+    path: &Path,
+) -> std::collections::HashMap<usize, (Vec<f32>, [f32; GLOBAL_FEATURES])> {
+    let mut out = std::collections::HashMap::new();
+    let mut current: Option<(usize, usize, Vec<f32>)> = None;
+    for line in read(path).lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first() {
+            Some(&"position") => {
+                let size: usize = words[3].parse().expect("size");
+                let number = words[1].parse().expect("number");
+                current = Some((number, size, vec![0.0; SPATIAL_FEATURES * size * size]));
+            }
+            Some(&"plane") => {
+                let (_, size, spatial) = current.as_mut().expect("a position");
+                let plane: usize = words[1].parse().expect("plane");
+                for point in &words[2..] {
+                    let (x, y) = point.split_once(',').expect("x,y");
+                    let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
+                    spatial[plane * *size * *size + y * *size + x] = 1.0;
+                }
+            }
+            Some(&"global") => {
+                let (number, _, spatial) = current.take().expect("a position");
+                let mut global = [0.0; GLOBAL_FEATURES];
+                for (g, w) in global.iter_mut().zip(&words[1..]) {
+                    *g = w.parse().expect("a global");
+                }
+                out.insert(number, (spatial, global));
+            }
+            _ => {}
+        }
     }
     out
 }
@@ -135,7 +242,7 @@ struct MaxErrors {
     ownership: f32,
 }
 
-fn compare(ours: &NetOutput, theirs: &Recorded, errors: &mut MaxErrors) {
+fn compare(ours: &NetOutput, theirs: &Answer, errors: &mut MaxErrors) {
     assert_eq!(ours.policy.len(), theirs.policy.len());
     for (a, b) in ours.policy.iter().zip(&theirs.policy) {
         assert_eq!(a.is_nan(), b.is_nan(), "illegal points differ");
@@ -171,8 +278,17 @@ fn compare(ours: &NetOutput, theirs: &Recorded, errors: &mut MaxErrors) {
     }
 }
 
-/// The three empty boards (9x9, 13x13, 19x19) of the recorded positions, symmetry 0, against
-/// KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the squared score 1%), ownership 2e-3.
+fn within_tolerance(errors: &MaxErrors) {
+    assert!(errors.policy <= 2e-4, "{errors:?}");
+    assert!(errors.value <= 1e-3, "{errors:?}");
+    assert!(errors.score <= 0.05, "{errors:?}");
+    assert!(errors.score_sq_relative <= 0.01, "{errors:?}");
+    assert!(errors.ownership <= 2e-3, "{errors:?}");
+}
+
+/// The three empty boards (9x9, 13x13, 19x19) of the recorded positions, symmetry 0, their
+/// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
+/// squared score 1%), ownership 2e-3.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
 fn real_net_matches_katago_on_empty_boards() {
@@ -185,12 +301,53 @@ fn real_net_matches_katago_on_empty_boards() {
     let mut errors = MaxErrors::default();
     for r in &empty {
         let out = net.evaluate(&empty_board(r.size, r.komi), 0, DEFAULT_OPTIMISM);
-        compare(&out, r, &mut errors);
+        compare(&out, &r.answers[0], &mut errors);
     }
     eprintln!("largest differences from KataGo: {errors:?}");
-    assert!(errors.policy <= 2e-4, "{errors:?}");
-    assert!(errors.value <= 1e-3, "{errors:?}");
-    assert!(errors.score <= 0.05, "{errors:?}");
-    assert!(errors.score_sq_relative <= 0.01, "{errors:?}");
-    assert!(errors.ownership <= 2e-3, "{errors:?}");
+    within_tolerance(&errors);
+}
+
+/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
+/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
+/// answers; the positions evaluated one by one and then all of one size in a batch.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn real_net_matches_katago_on_every_recorded_position() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let features = read_features(&data("g170-b6c96.features.txt"));
+    let mut recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
+    recorded.extend(read_recorded(&data("g170-b6c96.extra.kata-raw-nn.txt")));
+    assert_eq!(recorded.len(), 271);
+    let mut inputs = Vec::new();
+    for r in &recorded {
+        let (spatial, global) = features[&r.number].clone();
+        let legal = r.answers[0].policy.iter().map(|p| !p.is_nan()).collect();
+        let f = Features {
+            size: r.size,
+            to_move: r.to_move,
+            spatial,
+            global,
+            legal,
+        };
+        for a in &r.answers {
+            inputs.push((f.clone(), a, r.optimism));
+        }
+    }
+    let mut errors = MaxErrors::default();
+    for (f, a, optimism) in &inputs {
+        let out = net.evaluate(f, a.symmetry, *optimism);
+        assert_eq!(out.symmetry, Some(a.symmetry));
+        compare(&out, a, &mut errors);
+    }
+    eprintln!("one by one, largest differences from KataGo: {errors:?}");
+    within_tolerance(&errors);
+    // In batches: the whole list at once (runs of one size become one pass each).
+    let batch: Vec<(&Features, usize)> = inputs.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
+    let outs = net.evaluate_batch(&batch, DEFAULT_OPTIMISM);
+    let mut batched = MaxErrors::default();
+    for (out, (_, a, _)) in outs.iter().zip(&inputs) {
+        compare(out, a, &mut batched);
+    }
+    eprintln!("batched, largest differences from KataGo: {batched:?}");
+    within_tolerance(&batched);
 }

@@ -163,6 +163,12 @@ impl<'a> Reader<'a> {
                 });
             }
         }
+        if self.data.len() - self.pos < 4 {
+            return Err(Problem::Truncated {
+                layer: layer.to_string(),
+                what: "the file ends inside its @BIN@ header".into(),
+            });
+        }
         if !self.data[self.pos..].starts_with(b"BIN@") {
             return Err(Problem::Field {
                 layer: layer.to_string(),
