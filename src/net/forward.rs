@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::model::{Block, Model, NetError};
+use super::model::{Block, Conv, MatMul, Model, NetError};
 use super::{Features, GLOBAL_FEATURES, NetOutput, SPATIAL_FEATURES};
 
 /// A loaded network, ready to evaluate; cheap to clone (the weights are shared).
@@ -108,6 +108,55 @@ impl Net {
     /// The model as read.
     pub fn model(&self) -> &Model {
         &self.model
+    }
+
+    /// The floating-point operations of one evaluation on a `size x size` board: two per
+    /// multiply-add of every convolution (counted as a direct one) and matrix product.
+    pub fn flops(&self, size: usize) -> u64 {
+        let area = (size * size) as u64;
+        let conv =
+            |c: &Conv| 2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64;
+        let mul = |m: &MatMul| 2 * (m.in_channels * m.out_channels) as u64;
+        fn blocks(
+            list: &[Block],
+            conv: &dyn Fn(&Conv) -> u64,
+            mul: &dyn Fn(&MatMul) -> u64,
+        ) -> u64 {
+            list.iter()
+                .map(|b| match b {
+                    Block::Ordinary { first, last, .. } => conv(&first.conv) + conv(last),
+                    Block::GlobalPooling {
+                        regular,
+                        gpool,
+                        gpool_to_bias,
+                        last,
+                        ..
+                    } => conv(regular) + conv(&gpool.conv) + mul(gpool_to_bias) + conv(last),
+                    Block::NestedBottleneck {
+                        pre_conv,
+                        blocks: inner,
+                        post_conv,
+                        ..
+                    } => conv(pre_conv) + blocks(inner, conv, mul) + conv(post_conv),
+                })
+                .sum()
+        }
+        let m = &*self.model;
+        let (p, v) = (&m.policy, &m.value);
+        let pass = mul(&p.pass_mul) + p.pass_extra.as_ref().map_or(0, |(_, _, m2)| mul(m2));
+        conv(&m.trunk.initial_conv)
+            + mul(&m.trunk.initial_matmul)
+            + blocks(&m.trunk.blocks, &conv, &mul)
+            + conv(&p.p1)
+            + conv(&p.g1.conv)
+            + mul(&p.gpool_to_bias)
+            + conv(&p.p2)
+            + pass
+            + conv(&v.v1.conv)
+            + mul(&v.v2)
+            + mul(&v.v3)
+            + mul(&v.sv3)
+            + conv(&v.ownership)
     }
 
     /// Evaluates one position under `symmetry` (0-7) with policy `optimism` (0-1, used by

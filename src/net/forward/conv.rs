@@ -73,36 +73,54 @@ pub fn conv2d(
         return;
     }
     let cols = k * k * ic;
-    unrolled.clear();
-    unrolled.resize(rows * cols, 0.0);
+    // Boards are unrolled a few at a time, so that the unrolled input stays in the L2 cache
+    // (a 19x19 board of 96 channels under a 3x3 kernel is 1.2 MB).
+    let chunk = (UNROLLED_BYTES / (area * cols * 4)).clamp(1, batch.max(1));
     let radius = (k / 2) as isize;
     let n = size as isize;
-    for b in 0..batch {
-        let board = &input[b * area * ic..(b + 1) * area * ic];
-        for y in 0..n {
-            for x in 0..n {
-                let row = (b * area) + (y * n + x) as usize;
-                let dst = &mut unrolled[row * cols..(row + 1) * cols];
-                for ky in 0..k as isize {
-                    let sy = y + ky - radius;
-                    if sy < 0 || sy >= n {
-                        continue;
-                    }
-                    for kx in 0..k as isize {
-                        let sx = x + kx - radius;
-                        if sx < 0 || sx >= n {
+    for first in (0..batch).step_by(chunk) {
+        let boards = chunk.min(batch - first);
+        unrolled.clear();
+        unrolled.resize(boards * area * cols, 0.0);
+        for b in 0..boards {
+            let board = &input[(first + b) * area * ic..(first + b + 1) * area * ic];
+            for y in 0..n {
+                for x in 0..n {
+                    let row = (b * area) + (y * n + x) as usize;
+                    let dst = &mut unrolled[row * cols..(row + 1) * cols];
+                    for ky in 0..k as isize {
+                        let sy = y + ky - radius;
+                        if sy < 0 || sy >= n {
                             continue;
                         }
-                        let src = (sy * n + sx) as usize * ic;
-                        let at = (ky as usize * k + kx as usize) * ic;
-                        dst[at..at + ic].copy_from_slice(&board[src..src + ic]);
+                        for kx in 0..k as isize {
+                            let sx = x + kx - radius;
+                            if sx < 0 || sx >= n {
+                                continue;
+                            }
+                            let src = (sy * n + sx) as usize * ic;
+                            let at = (ky as usize * k + kx as usize) * ic;
+                            dst[at..at + ic].copy_from_slice(&board[src..src + ic]);
+                        }
                     }
                 }
             }
         }
+        let out_rows = &mut out[first * area * oc..(first + boards) * area * oc];
+        matmul(
+            unrolled,
+            &conv.weights,
+            out_rows,
+            boards * area,
+            cols,
+            oc,
+            accumulate,
+        );
     }
-    matmul(unrolled, &conv.weights, out, rows, cols, oc, accumulate);
 }
+
+/// How large the unrolled input of one matrix product may grow before boards are split.
+const UNROLLED_BYTES: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {

@@ -295,6 +295,7 @@ fn real_net_matches_katago_on_empty_boards() {
     let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
     assert_eq!(net.version(), 8);
     assert!(!net.has_optimism_channel());
+    assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
     let recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
     let empty: Vec<&Recorded> = recorded.iter().filter(|r| r.moves == "-").collect();
     assert_eq!(empty.len(), 3);
@@ -350,4 +351,42 @@ fn real_net_matches_katago_on_every_recorded_position() {
     }
     eprintln!("batched, largest differences from KataGo: {batched:?}");
     within_tolerance(&batched);
+}
+
+/// Evaluations per second of the real net, batch 1 on this thread, 19x19 and 9x9 (run with
+/// `cargo test --release --lib net_speed -- --ignored --nocapture`); prints, asserts nothing.
+#[test]
+#[ignore = "a measurement: run by hand in release"]
+fn net_speed() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    for size in [19, 9] {
+        let f = empty_board(size, 7.5);
+        // Warm up the buffers and caches.
+        for s in 0..8 {
+            net.evaluate(&f, s, DEFAULT_OPTIMISM);
+        }
+        let n = if size == 19 { 200 } else { 1000 };
+        let start = std::time::Instant::now();
+        for i in 0..n {
+            std::hint::black_box(net.evaluate(&f, i % 8, DEFAULT_OPTIMISM));
+        }
+        let each = start.elapsed().as_secs_f64() / n as f64;
+        let gflops = net.flops(size) as f64 / each / 1e9;
+        eprintln!(
+            "{size}x{size}: {:.3} ms per evaluation, {:.0} per second, {gflops:.1} GFLOP/s",
+            each * 1e3,
+            1.0 / each
+        );
+        let batch: Vec<(&Features, usize)> = (0..8).map(|s| (&f, s)).collect();
+        let start = std::time::Instant::now();
+        for _ in 0..n / 8 {
+            std::hint::black_box(net.evaluate_batch(&batch, DEFAULT_OPTIMISM));
+        }
+        let each = start.elapsed().as_secs_f64() / (n / 8 * 8) as f64;
+        eprintln!(
+            "{size}x{size} batch 8: {:.3} ms per evaluation, {:.0} per second",
+            each * 1e3,
+            1.0 / each
+        );
+    }
 }

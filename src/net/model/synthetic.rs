@@ -145,7 +145,10 @@ impl Writer {
 
     pub(crate) fn norm(&mut self, name: &str, channels: usize) {
         self.layers += 1;
-        let (has_scale, has_bias) = (self.layers.is_multiple_of(2), !self.layers.is_multiple_of(3));
+        let (has_scale, has_bias) = (
+            self.layers.is_multiple_of(2),
+            !self.layers.is_multiple_of(3),
+        );
         self.words(&[name]);
         self.numbers(&[channels]);
         self.words(&[if self.layers.is_multiple_of(2) {
