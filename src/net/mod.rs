@@ -6,11 +6,17 @@
 //! `size`) and `x = 0` column `A`, the order in which `kata-raw-nn` prints its rows.
 
 mod area;
+pub mod forward;
 pub mod history;
 pub mod inputs;
 mod kataboard;
 mod ladder;
 pub mod model;
+
+pub use forward::{DEFAULT_OPTIMISM, Net};
+pub use model::NetError;
+
+use crate::board::Color;
 
 /// Spatial input features of model versions 8 to 15 (KataGo's inputs version 7).
 pub const SPATIAL_FEATURES: usize = 22;
@@ -22,6 +28,8 @@ pub const GLOBAL_FEATURES: usize = 19;
 pub struct Features {
     /// The board size.
     pub size: usize,
+    /// The player to move, whose view the net takes (its outputs are turned to White's).
+    pub to_move: Color,
     /// `SPATIAL_FEATURES` planes of `size * size` values, plane after plane: feature `f` at
     /// point `i` is `spatial[f * size * size + i]`.
     pub spatial: Vec<f32>,

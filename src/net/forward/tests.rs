@@ -1,0 +1,392 @@
+//! The forward pass against KataGo's recorded answers.
+
+use std::path::{Path, PathBuf};
+
+use super::*;
+use crate::board::Color;
+
+/// One of KataGo's answers to `kata-raw-nn`: what it printed for one symmetry.
+#[derive(Debug, Default)]
+struct Answer {
+    symmetry: usize,
+    white_win: f32,
+    white_loss: f32,
+    no_result: f32,
+    white_lead: f32,
+    white_score_selfplay: f32,
+    white_score_selfplay_sq: f32,
+    var_time_left: f32,
+    shortterm_winloss_error: f32,
+    shortterm_score_error: f32,
+    policy: Vec<f32>,
+    policy_pass: f32,
+    white_ownership: Vec<f32>,
+}
+
+/// A recorded position: its header (tests/data/nets/README.md) and KataGo's answers.
+#[derive(Debug)]
+struct Recorded {
+    number: usize,
+    size: usize,
+    komi: f32,
+    /// The moves after `moves`, `-` for none.
+    moves: String,
+    /// The player KataGo evaluated for.
+    to_move: Color,
+    optimism: f32,
+    answers: Vec<Answer>,
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/nets")
+        .join(name)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (the recorded positions and features come with tests/data/nets)",
+            path.display()
+        )
+    })
+}
+
+fn color(word: &str) -> Option<Color> {
+    match word.to_lowercase().as_str() {
+        "b" | "black" => Some(Color::Black),
+        "w" | "white" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// The position header: number, size, komi, moves, the player evaluated and the optimism.
+fn read_header(line: &str) -> Recorded {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = |key: &str| words.iter().position(|w| *w == key);
+    let moves_at = at("moves").expect("moves");
+    let command_at = at("command");
+    let moves = &words[moves_at + 1..command_at.unwrap_or(words.len())];
+    let handicap = at("handicap").is_some();
+    // The player to move: after the last move, or White after handicap stones, unless the
+    // command names one.
+    let mut to_move = match moves.chunks(2).last() {
+        Some([c, _]) => color(c).expect("a colour").opponent(),
+        _ if handicap => Color::White,
+        _ => Color::Black,
+    };
+    let mut optimism = DEFAULT_OPTIMISM;
+    if let Some(c) = command_at {
+        let args = &words[c + 2..];
+        let mut rest = args;
+        if let Some(pla) = args.first().and_then(|w| color(w)) {
+            to_move = pla;
+            rest = &args[1..];
+        }
+        if let Some(opt) = rest.get(1) {
+            optimism = opt.parse().expect("optimism");
+        }
+    }
+    Recorded {
+        number: words[1].parse().expect("number"),
+        size: words[3].parse().expect("size"),
+        komi: words[5].parse().expect("komi"),
+        moves: moves.join(" "),
+        to_move,
+        optimism,
+        answers: Vec::new(),
+    }
+}
+
+/// The positions of a `kata-raw-nn` record (tests/data/nets/README.md).
+fn read_recorded(path: &Path) -> Vec<Recorded> {
+    let mut out: Vec<Recorded> = Vec::new();
+    let mut section = "";
+    for line in read(path).lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() == Some(&"position") {
+            out.push(read_header(line));
+            continue;
+        }
+        let Some(position) = out.last_mut() else {
+            continue;
+        };
+        match words.as_slice() {
+            [] => {}
+            ["symmetry", s] => {
+                position.answers.push(Answer {
+                    symmetry: s.parse().expect("symmetry"),
+                    ..Answer::default()
+                });
+                section = "";
+            }
+            ["policy"] => section = "policy",
+            ["whiteOwnership"] => section = "ownership",
+            [key, value] if *key != "NAN" && key.starts_with(|c: char| c.is_alphabetic()) => {
+                let a = position.answers.last_mut().expect("an answer");
+                let v: f32 = value.parse().expect("a number");
+                match *key {
+                    "whiteWin" => a.white_win = v,
+                    "whiteLoss" => a.white_loss = v,
+                    "noResult" => a.no_result = v,
+                    "whiteLead" => a.white_lead = v,
+                    "whiteScoreSelfplay" => a.white_score_selfplay = v,
+                    "whiteScoreSelfplaySq" => a.white_score_selfplay_sq = v,
+                    "varTimeLeft" => a.var_time_left = v,
+                    "shorttermWinlossError" => a.shortterm_winloss_error = v,
+                    "shorttermScoreError" => a.shortterm_score_error = v,
+                    "policyPass" => a.policy_pass = v,
+                    other => panic!("unknown field {other}"),
+                }
+            }
+            values => {
+                let a = position.answers.last_mut().expect("an answer");
+                let parsed = values.iter().map(|v| {
+                    if *v == "NAN" {
+                        f32::NAN
+                    } else {
+                        v.parse::<f32>().expect("a number")
+                    }
+                });
+                match section {
+                    "policy" => a.policy.extend(parsed),
+                    "ownership" => a.white_ownership.extend(parsed),
+                    _ => panic!("values outside a section: {line}"),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// KataGo's input features per position number (tests/data/nets/README.md): spatial planes
+/// as the points set, `x,y`, then the globals. The player and the legal points are not in it.
+fn read_features(
+    path: &Path,
+) -> std::collections::HashMap<usize, (Vec<f32>, [f32; GLOBAL_FEATURES])> {
+    let mut out = std::collections::HashMap::new();
+    let mut current: Option<(usize, usize, Vec<f32>)> = None;
+    for line in read(path).lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first() {
+            Some(&"position") => {
+                let size: usize = words[3].parse().expect("size");
+                let number = words[1].parse().expect("number");
+                current = Some((number, size, vec![0.0; SPATIAL_FEATURES * size * size]));
+            }
+            Some(&"plane") => {
+                let (_, size, spatial) = current.as_mut().expect("a position");
+                let plane: usize = words[1].parse().expect("plane");
+                for point in &words[2..] {
+                    let (x, y) = point.split_once(',').expect("x,y");
+                    let (x, y): (usize, usize) = (x.parse().unwrap(), y.parse().unwrap());
+                    spatial[plane * *size * *size + y * *size + x] = 1.0;
+                }
+            }
+            Some(&"global") => {
+                let (number, _, spatial) = current.take().expect("a position");
+                let mut global = [0.0; GLOBAL_FEATURES];
+                for (g, w) in global.iter_mut().zip(&words[1..]) {
+                    *g = w.parse().expect("a global");
+                }
+                out.insert(number, (spatial, global));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// KataGo's inputs for the empty board, Black to move, under `chinese-kgs` rules (positional
+/// superko, area scoring, suicide illegal), as `fillRowV7` sets them: the on-board plane, the
+/// komi from Black's view, the ko rule and the komi parity wave.
+pub(crate) fn empty_board(size: usize, komi: f32) -> Features {
+    let area = size * size;
+    let mut spatial = vec![0.0; SPATIAL_FEATURES * area];
+    spatial[..area].fill(1.0);
+    let mut global = [0.0; GLOBAL_FEATURES];
+    let self_komi = -komi;
+    global[5] = self_komi / 20.0;
+    global[6] = 1.0;
+    global[7] = 0.5;
+    // Area scoring: the triangle wave of the komi's distance to the drawable komis below it.
+    let floor = if area.is_multiple_of(2) {
+        (self_komi / 2.0).floor() * 2.0
+    } else {
+        ((self_komi - 1.0) / 2.0).floor() * 2.0 + 1.0
+    };
+    let delta = (self_komi - floor).clamp(0.0, 2.0);
+    global[18] = if delta < 0.5 {
+        delta
+    } else if delta < 1.5 {
+        1.0 - delta
+    } else {
+        delta - 2.0
+    };
+    Features {
+        size,
+        to_move: Color::Black,
+        spatial,
+        global,
+        legal: vec![true; area],
+    }
+}
+
+/// The largest differences between our output and KataGo's, per kind of output.
+#[derive(Default, Debug)]
+struct MaxErrors {
+    policy: f32,
+    value: f32,
+    score: f32,
+    score_sq_relative: f32,
+    ownership: f32,
+}
+
+fn compare(ours: &NetOutput, theirs: &Answer, errors: &mut MaxErrors) {
+    assert_eq!(ours.policy.len(), theirs.policy.len());
+    for (a, b) in ours.policy.iter().zip(&theirs.policy) {
+        assert_eq!(a.is_nan(), b.is_nan(), "illegal points differ");
+        if !a.is_nan() {
+            errors.policy = errors.policy.max((a - b).abs());
+        }
+    }
+    errors.policy = errors
+        .policy
+        .max((ours.policy_pass - theirs.policy_pass).abs());
+    for (a, b) in [
+        (ours.white_win, theirs.white_win),
+        (ours.white_loss, theirs.white_loss),
+        (ours.no_result, theirs.no_result),
+    ] {
+        errors.value = errors.value.max((a - b).abs());
+    }
+    for (a, b) in [
+        (ours.white_lead, theirs.white_lead),
+        (ours.white_score_selfplay, theirs.white_score_selfplay),
+        (ours.var_time_left, theirs.var_time_left),
+        (ours.shortterm_winloss_error, theirs.shortterm_winloss_error),
+        (ours.shortterm_score_error, theirs.shortterm_score_error),
+    ] {
+        errors.score = errors.score.max((a - b).abs());
+    }
+    errors.score_sq_relative = errors.score_sq_relative.max(
+        (ours.white_score_selfplay_sq - theirs.white_score_selfplay_sq).abs()
+            / theirs.white_score_selfplay_sq.abs().max(1.0),
+    );
+    for (a, b) in ours.white_ownership.iter().zip(&theirs.white_ownership) {
+        errors.ownership = errors.ownership.max((a - b).abs());
+    }
+}
+
+fn within_tolerance(errors: &MaxErrors) {
+    assert!(errors.policy <= 2e-4, "{errors:?}");
+    assert!(errors.value <= 1e-3, "{errors:?}");
+    assert!(errors.score <= 0.05, "{errors:?}");
+    assert!(errors.score_sq_relative <= 0.01, "{errors:?}");
+    assert!(errors.ownership <= 2e-3, "{errors:?}");
+}
+
+/// The three empty boards (9x9, 13x13, 19x19) of the recorded positions, symmetry 0, their
+/// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
+/// squared score 1%), ownership 2e-3.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn real_net_matches_katago_on_empty_boards() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    assert_eq!(net.version(), 8);
+    assert!(!net.has_optimism_channel());
+    assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
+    let recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
+    let empty: Vec<&Recorded> = recorded.iter().filter(|r| r.moves == "-").collect();
+    assert_eq!(empty.len(), 3);
+    let mut errors = MaxErrors::default();
+    for r in &empty {
+        let out = net.evaluate(&empty_board(r.size, r.komi), 0, DEFAULT_OPTIMISM);
+        compare(&out, &r.answers[0], &mut errors);
+    }
+    eprintln!("largest differences from KataGo: {errors:?}");
+    within_tolerance(&errors);
+}
+
+/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
+/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
+/// answers; the positions evaluated one by one and then all of one size in a batch.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn real_net_matches_katago_on_every_recorded_position() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let features = read_features(&data("g170-b6c96.features.txt"));
+    let mut recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
+    recorded.extend(read_recorded(&data("g170-b6c96.extra.kata-raw-nn.txt")));
+    assert_eq!(recorded.len(), 271);
+    let mut inputs = Vec::new();
+    for r in &recorded {
+        let (spatial, global) = features[&r.number].clone();
+        let legal = r.answers[0].policy.iter().map(|p| !p.is_nan()).collect();
+        let f = Features {
+            size: r.size,
+            to_move: r.to_move,
+            spatial,
+            global,
+            legal,
+        };
+        for a in &r.answers {
+            inputs.push((f.clone(), a, r.optimism));
+        }
+    }
+    let mut errors = MaxErrors::default();
+    for (f, a, optimism) in &inputs {
+        let out = net.evaluate(f, a.symmetry, *optimism);
+        assert_eq!(out.symmetry, Some(a.symmetry));
+        compare(&out, a, &mut errors);
+    }
+    eprintln!("one by one, largest differences from KataGo: {errors:?}");
+    within_tolerance(&errors);
+    // In batches: the whole list at once (runs of one size become one pass each).
+    let batch: Vec<(&Features, usize)> = inputs.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
+    let outs = net.evaluate_batch(&batch, DEFAULT_OPTIMISM);
+    let mut batched = MaxErrors::default();
+    for (out, (_, a, _)) in outs.iter().zip(&inputs) {
+        compare(out, a, &mut batched);
+    }
+    eprintln!("batched, largest differences from KataGo: {batched:?}");
+    within_tolerance(&batched);
+}
+
+/// Evaluations per second of the real net, batch 1 on this thread, 19x19 and 9x9 (run with
+/// `cargo test --release --lib net_speed -- --ignored --nocapture`); prints, asserts nothing.
+#[test]
+#[ignore = "a measurement: run by hand in release"]
+fn net_speed() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    for size in [19, 9] {
+        let f = empty_board(size, 7.5);
+        // Warm up the buffers and caches.
+        for s in 0..8 {
+            net.evaluate(&f, s, DEFAULT_OPTIMISM);
+        }
+        let n = if size == 19 { 200 } else { 1000 };
+        let start = std::time::Instant::now();
+        for i in 0..n {
+            std::hint::black_box(net.evaluate(&f, i % 8, DEFAULT_OPTIMISM));
+        }
+        let each = start.elapsed().as_secs_f64() / n as f64;
+        let gflops = net.flops(size) as f64 / each / 1e9;
+        eprintln!(
+            "{size}x{size}: {:.3} ms per evaluation, {:.0} per second, {gflops:.1} GFLOP/s",
+            each * 1e3,
+            1.0 / each
+        );
+        let batch: Vec<(&Features, usize)> = (0..8).map(|s| (&f, s)).collect();
+        let start = std::time::Instant::now();
+        for _ in 0..n / 8 {
+            std::hint::black_box(net.evaluate_batch(&batch, DEFAULT_OPTIMISM));
+        }
+        let each = start.elapsed().as_secs_f64() / (n / 8 * 8) as f64;
+        eprintln!(
+            "{size}x{size} batch 8: {:.3} ms per evaluation, {:.0} per second",
+            each * 1e3,
+            1.0 / each
+        );
+    }
+}
