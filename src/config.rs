@@ -43,7 +43,12 @@ pub enum LevelConfig {
         seed: Option<u64>,
     },
     /// tengen's own Monte Carlo tree search (the `mcts` level, and `hard` without KataGo).
-    Mcts(SearchSettings),
+    Mcts {
+        settings: SearchSettings,
+        /// The KataGo network file the level loads (`net = "FILE"`), as written: see
+        /// [`Config::expand_path`].
+        net: Option<String>,
+    },
     /// Another GTP engine run as a child process, with tengen's own levels as fallback.
     External(ExternalLevel),
 }
@@ -104,10 +109,15 @@ impl LevelConfig {
         let kind = match self {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
-            LevelConfig::Mcts(settings) => match settings.playouts {
-                Some(n) => format!("mcts, {n} playouts"),
-                None => "mcts".to_string(),
-            },
+            LevelConfig::Mcts { settings, net } => {
+                let playouts = settings
+                    .playouts
+                    .map_or(String::new(), |n| format!(", {n} playouts"));
+                let net = net.as_ref().map_or(String::new(), |n| {
+                    format!(", net {}", config.expand_path(n).display())
+                });
+                format!("mcts{playouts}{net}")
+            }
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
                 format!("engine {} (fallback {fallback})", external.engine)
@@ -179,9 +189,14 @@ impl LevelConfig {
                 read(table).map(|Seeded { seed }| LevelConfig::Heuristic { seed })
             }
             PlayerKind::Mcts => {
+                let net = match table.remove("net") {
+                    Some(toml::Value::String(file)) if !file.is_empty() => Some(file),
+                    Some(_) => return bad("net", "must be the path of a network file".into()),
+                    None => None,
+                };
                 let settings: SearchSettings = read(table)?;
                 match settings.validate() {
-                    Ok(()) => Ok(LevelConfig::Mcts(settings)),
+                    Ok(()) => Ok(LevelConfig::Mcts { settings, net }),
                     Err((key, why)) => bad(key, why),
                 }
             }
@@ -202,7 +217,7 @@ impl LevelConfig {
     /// (they apply to search levels only; other players have none of them).
     pub fn with_overrides(&self, overrides: SearchOverrides) -> LevelConfig {
         let mut level = self.clone();
-        if let LevelConfig::Mcts(settings) = &mut level {
+        if let LevelConfig::Mcts { settings, .. } = &mut level {
             settings.playouts = overrides.playouts.or(settings.playouts);
             settings.threads = overrides.threads.unwrap_or(settings.threads);
             settings.ponder = overrides.ponder.unwrap_or(settings.ponder);
@@ -212,7 +227,10 @@ impl LevelConfig {
 
     /// The built-in MCTS level.
     fn builtin_mcts() -> LevelConfig {
-        LevelConfig::Mcts(SearchSettings::default())
+        LevelConfig::Mcts {
+            settings: SearchSettings::default(),
+            net: None,
+        }
     }
 }
 
@@ -573,19 +591,11 @@ impl Config {
     /// An engine's command with `${VAR}` and a leading `~` expanded and relative paths (any
     /// argument with a `/` that is not absolute) taken from the config file's directory.
     pub fn expand_command(&self, command: &[String]) -> Vec<String> {
-        let base = self
-            .source
-            .as_ref()
-            .and_then(|p| p.parent())
-            .map(Path::to_path_buf);
+        let base = self.directory();
         command
             .iter()
             .map(|arg| {
-                let arg = expand_vars(arg, |var| std::env::var(var).ok());
-                let arg = match (arg.strip_prefix("~/"), std::env::var_os("HOME")) {
-                    (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
-                    _ => arg,
-                };
+                let arg = expand_home(&expand_vars(arg, |var| std::env::var(var).ok()));
                 match &base {
                     Some(base)
                         if arg.contains('/')
@@ -598,6 +608,26 @@ impl Config {
                 }
             })
             .collect()
+    }
+
+    /// A file named in the config (a level's `net`) with `${VAR}` and a leading `~` expanded,
+    /// a relative path taken from the config file's directory.
+    pub fn expand_path(&self, file: &str) -> PathBuf {
+        let path = PathBuf::from(expand_home(&expand_vars(file, |var| {
+            std::env::var(var).ok()
+        })));
+        match self.directory() {
+            Some(base) if path.is_relative() => base.join(path),
+            _ => path,
+        }
+    }
+
+    /// The directory of the config file read, if one was.
+    fn directory(&self) -> Option<PathBuf> {
+        self.source
+            .as_ref()
+            .and_then(|p| p.parent())
+            .map(Path::to_path_buf)
     }
 
     fn level_names(&self) -> String {
@@ -623,6 +653,14 @@ fn katago_command() -> Vec<String> {
     [KATAGO, "gtp", "-model", &model, "-config", &config]
         .map(String::from)
         .to_vec()
+}
+
+/// `text` with a leading `~/` replaced by the home directory.
+fn expand_home(text: &str) -> String {
+    match (text.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest).display().to_string(),
+        _ => text.to_string(),
+    }
 }
 
 /// `text` with every `${VAR}` replaced by `lookup(VAR)` (empty when `None`).
@@ -913,6 +951,35 @@ mod tests {
     }
 
     #[test]
+    fn a_search_levels_net_is_read_and_expanded() {
+        let text = "[levels.strong]\nplayer = \"mcts\"\nnet = \"nets/b6.bin.gz\"\n\
+                    [levels.home]\nplayer = \"mcts\"\nnet = \"~/b6.bin.gz\"\n\
+                    [levels.var]\nplayer = \"mcts\"\nnet = \"${HOME}/b6.bin.gz\"\n";
+        let config = Config::from_text(text, Path::new("/etc/tengen/engines.toml")).unwrap();
+        let net = |name: &str| match config.level(name).unwrap() {
+            LevelConfig::Mcts { net: Some(net), .. } => config.expand_path(net),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(net("strong"), Path::new("/etc/tengen/nets/b6.bin.gz"));
+        if let Ok(home) = std::env::var("HOME") {
+            assert_eq!(net("home"), Path::new(&home).join("b6.bin.gz"));
+            assert_eq!(net("var"), Path::new(&home).join("b6.bin.gz"));
+        }
+        assert!(
+            config
+                .level("strong")
+                .unwrap()
+                .describe(&config)
+                .contains("net /etc/tengen/nets/b6.bin.gz")
+        );
+        for bad in ["net = 3", "net = \"\""] {
+            let text = format!("[levels.x]\nplayer = \"mcts\"\n{bad}\n");
+            let err = parse(&text).unwrap_err().to_string();
+            assert!(err.contains("levels.x.net"), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn a_level_only_if_present_is_its_fallback_without_the_engine() {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
@@ -936,11 +1003,14 @@ mod tests {
         ));
         assert_eq!(
             hard.effective(&config),
-            &LevelConfig::Mcts(SearchSettings {
-                playouts: Some(77),
-                threads: 1,
-                ..SearchSettings::default()
-            })
+            &LevelConfig::Mcts {
+                settings: SearchSettings {
+                    playouts: Some(77),
+                    threads: 1,
+                    ..SearchSettings::default()
+                },
+                net: None,
+            }
         );
     }
 }

@@ -252,6 +252,10 @@ struct GtpArgs {
     /// Search threads for a search level (0 = every core; at most 1024).
     #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
+    /// A KataGo network file (.bin.gz or .txt.gz, model versions 8 to 15) for `kata-raw-nn`,
+    /// over the level's `net`.
+    #[arg(long, value_name = "FILE")]
+    net: Option<PathBuf>,
     /// Think on the opponent's time under a clock (a search level's `ponder = true`).
     #[arg(long, conflicts_with = "no_ponder")]
     ponder: bool,
@@ -532,15 +536,21 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
-    let player = match config.level(&level) {
-        Ok(level_config) => levels::player(&config, level_config),
+    let (player, net_file) = match config.level(&level) {
+        Ok(level_config) => (
+            levels::player(&config, level_config),
+            args.net.or_else(|| levels::net_file(&config, level_config)),
+        ),
         Err(e) => return fail(&e),
     };
+    let net = net_file.and_then(|file| levels::load_net(&file));
     for line in config.unset_variables_for(&level) {
         log::warn!("{line}");
     }
     info!("playing at level {level}");
-    let engine = Engine::new(player).with_lag_reserve(config.lag_reserve);
+    let engine = Engine::new(player)
+        .with_lag_reserve(config.lag_reserve)
+        .with_net(net);
     exit_code(
         gtp::serve(engine, io::stdin(), io::stdout().lock()),
         "tengen",

@@ -14,6 +14,7 @@ use log::{debug, error, info};
 use super::analyze::{self, AnalyzeCommand};
 use super::gogui;
 use super::protocol::{Command, GtpError};
+use super::raw_nn;
 use super::sink::Sink;
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point, vertex_list};
 use crate::game::clock::{Clock, Seconds, TimeSystem};
@@ -21,6 +22,7 @@ use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{
     Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
 };
+use crate::net::{DEFAULT_OPTIMISM, Features, Net};
 use crate::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
 use crate::search::time_for_move;
 use crate::sgf;
@@ -145,6 +147,7 @@ const COMMANDS: &[(&str, Kind, Handler)] = &[
     ("kata-genmove_analyze", Kind::Interruptible, |e, a, out| {
         e.genmove_analyze("kata-genmove_analyze", a, out)
     }),
+    ("kata-raw-nn", Kind::Answer, |e, a, _| e.raw_nn(a)),
 ];
 
 /// The kind of the command `name`, if tengen knows it.
@@ -171,6 +174,8 @@ pub struct Engine {
     game: Game,
     clock: Clock,
     player: Box<dyn Player>,
+    /// The network `kata-raw-nn` evaluates, if one is loaded.
+    net: Option<Arc<Net>>,
     /// The last search for GoGui's views: (board size, position hash, moves, colour) and its
     /// report. The size is part of the key: every empty board hashes alike.
     gogui_report: Option<((usize, u64, usize, Color), Report)>,
@@ -217,6 +222,7 @@ impl Engine {
             game: Game::new(DEFAULT_SIZE, Rules::default()),
             clock: Clock::default(),
             player,
+            net: None,
             gogui_report: None,
             quit: false,
             stop: Arc::new(AtomicBool::new(false)),
@@ -229,6 +235,12 @@ impl Engine {
     /// `lag_reserve_ms`).
     pub fn with_lag_reserve(mut self, lag_reserve: Duration) -> Engine {
         self.clock = Clock::with_lag_reserve(lag_reserve);
+        self
+    }
+
+    /// The same engine answering `kata-raw-nn` with `net`.
+    pub fn with_net(mut self, net: Option<Arc<Net>>) -> Engine {
+        self.net = net;
         self
     }
 
@@ -275,6 +287,23 @@ impl Engine {
         self.stop = stop;
         self.ponder_next = false;
         handler(self, &command.args, out)
+    }
+
+    /// `kata-raw-nn`: the net's answer for the position under each symmetry asked for, for
+    /// the colour asked for (a colour not to move sees the position without its history, as
+    /// in KataGo).
+    fn raw_nn(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let request = raw_nn::parse(args)?;
+        let net = self.net.as_ref().ok_or(GtpError::NoNetwork)?;
+        let color = request.color.unwrap_or_else(|| self.game.to_move());
+        let features = Features::for_player(&self.game, color);
+        let optimism = request.optimism.unwrap_or(DEFAULT_OPTIMISM);
+        let answers: Vec<String> = request
+            .symmetries
+            .iter()
+            .map(|&symmetry| raw_nn::format(&net.evaluate(&features, symmetry, optimism)))
+            .collect();
+        Ok(answers.concat().trim_end().to_string())
     }
 
     /// `lz-analyze` / `kata-analyze`: `=`, then a report line per interval until the next

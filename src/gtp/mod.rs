@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod engine;
 pub mod gogui;
 pub mod protocol;
+mod raw_nn;
 pub mod sink;
 
 use std::collections::BTreeSet;

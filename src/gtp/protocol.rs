@@ -77,6 +77,10 @@ pub enum GtpError {
     CannotLoadFile,
     /// An input line longer than the engine accepts.
     LineTooLong,
+    /// The command cannot run without a network and none is loaded.
+    NoNetwork,
+    /// An argument outside what the command takes, with the command's own explanation.
+    Argument(String),
 }
 
 impl fmt::Display for GtpError {
@@ -92,6 +96,8 @@ impl fmt::Display for GtpError {
             GtpError::InvalidNumberOfStones => "invalid number of stones",
             GtpError::CannotLoadFile => "cannot load file",
             GtpError::LineTooLong => "line too long",
+            GtpError::NoNetwork => "no network loaded",
+            GtpError::Argument(why) => why.as_str(),
         })
     }
 }

@@ -297,6 +297,11 @@ fn fill(board: &KataBoard, history: &History, pla: u8, options: &InputOptions) -
         .collect();
     Features {
         size,
+        to_move: if pla == BLACK {
+            Color::Black
+        } else {
+            Color::White
+        },
         spatial,
         global,
         legal,

@@ -44,8 +44,8 @@ pub struct Features {
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetOutput {
     pub size: usize,
-    /// The symmetry the net was evaluated under (0-7), or `None` for the mean of all eight.
-    pub symmetry: Option<usize>,
+    /// The symmetry the net was evaluated under (0-7).
+    pub symmetry: usize,
     pub white_win: f32,
     pub white_loss: f32,
     pub no_result: f32,

@@ -2,6 +2,8 @@
 //! external level into its chain of fallbacks, and a level that cannot analyse given the
 //! [`ANALYST_LEVEL`]'s player to analyse for it.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use super::external::ExternalEngine;
@@ -11,6 +13,7 @@ use super::mcts::MctsPlayer;
 use super::random::RandomPlayer;
 use super::{Player, WithAnalyst};
 use crate::config::{ANALYST_LEVEL, Config, ExternalLevel, LevelConfig};
+use crate::net::Net;
 use crate::search::SearchSettings;
 
 /// How long an external engine may think about one move when its level does not say.
@@ -34,7 +37,7 @@ pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
     match level {
         &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
         &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
-        LevelConfig::Mcts(settings) => Box::new(MctsPlayer::new(settings.clone())),
+        LevelConfig::Mcts { settings, .. } => Box::new(MctsPlayer::new(settings.clone())),
         LevelConfig::External(external) => {
             let effective = level.effective(config);
             if !std::ptr::eq(effective, level) {
@@ -45,6 +48,32 @@ pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
                 return build(config, effective);
             }
             Box::new(chain(config, external))
+        }
+    }
+}
+
+/// The network file `level` names (`net = "FILE"` on the search level that really plays),
+/// expanded.
+pub fn net_file(config: &Config, level: &LevelConfig) -> Option<PathBuf> {
+    match level.effective(config) {
+        LevelConfig::Mcts {
+            net: Some(file), ..
+        } => Some(config.expand_path(file)),
+        _ => None,
+    }
+}
+
+/// The network in `file`, loaded once to be shared; a file that cannot be read is one error
+/// line naming it and the problem, and the level plays without a net.
+pub fn load_net(file: &Path) -> Option<Arc<Net>> {
+    match Net::load(file) {
+        Ok(net) => {
+            log::info!("loaded network {}", file.display());
+            Some(Arc::new(net))
+        }
+        Err(e) => {
+            log::error!("{e}: playing without a network");
+            None
         }
     }
 }

@@ -157,7 +157,7 @@ impl Ai {
     pub fn new(config: Config, workers: usize, move_time: Duration) -> Ai {
         let mut config = config;
         for level in config.levels.values_mut() {
-            if let LevelConfig::Mcts(settings) = level {
+            if let LevelConfig::Mcts { settings, .. } = level {
                 if settings.threads == 0 {
                     settings.threads = 1;
                 }

@@ -115,6 +115,17 @@ impl Gtp {
         self.child.wait().ok().and_then(|s| s.code())
     }
 
+    /// Sends `quit` and waits for a process started with stderr piped; returns its exit code
+    /// and everything it wrote to stderr.
+    pub fn finish(mut self) -> (Option<i32>, String) {
+        let _ = self.send("quit");
+        let output = self.child.wait_with_output().expect("wait for engine");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+
     /// Closes stdin and waits for the process; returns its exit code.
     pub fn close(self) -> Option<i32> {
         let Gtp {

@@ -136,7 +136,7 @@ pub(super) fn post_process(
 
     NetOutput {
         size,
-        symmetry: Some(sym),
+        symmetry: sym,
         white_win: white_win as f32,
         white_loss: white_loss as f32,
         no_result: no_result as f32,
