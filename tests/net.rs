@@ -281,12 +281,12 @@ fn without_a_net_kata_raw_nn_says_so() {
     gtp.quit();
 }
 
-/// tengen started with `--net file` (stderr kept): its stderr after `genmove` and `quit`, and
-/// what `kata-raw-nn 0` answered.
-fn with_net_file(file: &Path) -> (String, Result<String, String>) {
+/// tengen started with `args` (stderr kept): its stderr after `genmove` and `quit`, and what
+/// `kata-raw-nn 0` answered.
+fn play_with(args: &[&std::ffi::OsStr]) -> (String, Result<String, String>) {
     let child = Command::new(tengen_path())
-        .args(["gtp", "--level", "medium", "--net"])
-        .arg(file)
+        .arg("gtp")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -306,23 +306,104 @@ fn a_file_that_is_not_a_net_is_one_error_line_and_play_goes_on() {
     let dir = std::env::temp_dir().join(format!("tengen-net-test-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     let real = fs::read(data(NET)).unwrap();
+    // The start of KaTrain's b10c384h6nbttflrs: a transformer net with an RMSNorm trunk.
+    let transformer = "b10c384h6nbttflrs\n15\n22\n19\n20.0\n20.0\n20.0\n20.0\n40.0\n0.25\n\
+                       150.0\n0\n0\n0\n0\n0\n0\n0\n0\ntrunk\n10\n384\n192\n144\n48\n48\n1\n0\n";
     let cases = [
-        ("missing.bin.gz", None),
-        ("truncated.bin.gz", Some(real[..real.len() / 2].to_vec())),
+        ("missing.bin.gz", None, "No such file"),
+        (
+            "transformer.bin.gz",
+            Some(gzip(transformer.as_bytes())),
+            "RMSNorm",
+        ),
+        (
+            "truncated.bin.gz",
+            Some(real[..real.len() / 2].to_vec()),
+            "gzip",
+        ),
         (
             "garbage.bin.gz",
             Some(b"not a network at all\n".repeat(100)),
+            "gzip",
+        ),
+        (
+            "corrupt.bin.gz",
+            Some(gzip(b"x\n8\n22\n19\ntrunk\nnot-a-number\n")),
+            "trunk",
         ),
     ];
-    for (name, bytes) in cases {
+    for (name, bytes, why) in cases {
         let file = dir.join(name);
         if let Some(bytes) = bytes {
             fs::write(&file, bytes).unwrap();
         }
-        let (stderr, raw) = with_net_file(&file);
+        let (stderr, raw) = play_with(&[
+            "--level".as_ref(),
+            "medium".as_ref(),
+            "--net".as_ref(),
+            file.as_ref(),
+        ]);
         assert_eq!(raw, Err("no network loaded".into()), "{name}");
         let errors: Vec<&str> = stderr.lines().filter(|l| l.contains(name)).collect();
         assert_eq!(errors.len(), 1, "{name}: {stderr}");
+        assert!(errors[0].contains(why), "{name}: {}", errors[0]);
     }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+#[test]
+fn a_level_whose_net_fails_plays_without_it() {
+    let dir = std::env::temp_dir().join(format!("tengen-net-level-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("broken.bin.gz"), gzip(b"broken\n8\n")).unwrap();
+    let config = dir.join("engines.toml");
+    fs::write(
+        &config,
+        "[levels.netted]\nplayer = \"mcts\"\nnet = \"broken.bin.gz\"\nplayouts = 20\nthreads = 1\n",
+    )
+    .unwrap();
+    let (stderr, raw) = play_with(&[
+        "--config".as_ref(),
+        config.as_ref(),
+        "--level".as_ref(),
+        "netted".as_ref(),
+    ]);
+    assert_eq!(raw, Err("no network loaded".into()));
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("broken.bin.gz"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains(&*dir.to_string_lossy()), "{}", errors[0]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_level_with_a_net_answers_kata_raw_nn() {
+    let dir = std::env::temp_dir().join(format!("tengen-net-ok-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("engines.toml");
+    fs::write(
+        &config,
+        format!(
+            "[levels.netted]\nplayer = \"mcts\"\nnet = \"{}\"\nplayouts = 20\nthreads = 1\n",
+            data(NET).display()
+        ),
+    )
+    .unwrap();
+    let (stderr, raw) = play_with(&[
+        "--config".as_ref(),
+        config.as_ref(),
+        "--level".as_ref(),
+        "netted".as_ref(),
+    ]);
+    let raw = raw.unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert!(raw.starts_with("symmetry 0\nwhiteWin "), "{raw}");
     fs::remove_dir_all(&dir).unwrap();
 }
