@@ -1,9 +1,11 @@
 //! `tengen bench`: playouts per second (light and heavy policy, bare or inside a search at 1
 //! and N threads, on an empty board and a midgame position), genmove latency of the easy and
-//! medium levels on 19x19, and peak memory. Reports; asserts nothing.
+//! medium levels on 19x19, raw evaluations of a KataGo network (`--net`), and peak memory.
+//! Reports; asserts nothing.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -15,6 +17,7 @@ use crate::board::playout::{self, move_cap};
 use crate::config::{Config, LevelConfig};
 use crate::game::clock::Seconds;
 use crate::game::{Game, Rules};
+use crate::net::{DEFAULT_OPTIMISM, Features, Net, NetError};
 use crate::player::{Budget, levels, plain_move};
 use crate::search::{self, ReplyTable, Scratch, Search, SearchSettings, policy as heavy};
 use crate::sgf;
@@ -55,6 +58,10 @@ pub struct BenchOptions {
     pub seconds: f64,
     /// JSON lines instead of text.
     pub json: bool,
+    /// Measure raw evaluations of this KataGo network instead of playouts.
+    pub net: Option<PathBuf>,
+    /// Positions per evaluation with `net` (default: 1 and 8).
+    pub batches: Vec<usize>,
 }
 
 /// One measurement, as `--json` prints it.
@@ -64,11 +71,11 @@ struct Measurement {
     /// `light` or `heavy` for playouts and searches, the level for genmove latency.
     policy: String,
     threads: usize,
-    /// `playouts`, `search` or `genmove`.
+    /// `playouts`, `search`, `genmove` or `net`.
     mode: &'static str,
     /// `empty`, `midgame` or the SGF file measured from.
     position: String,
-    /// Playouts run, or moves generated.
+    /// Playouts run, moves generated or positions evaluated.
     playouts: u64,
     seconds: f64,
     playouts_per_sec: f64,
@@ -80,6 +87,13 @@ struct Measurement {
     ms_per_move: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     max_ms_per_move: Option<f64>,
+    /// Positions per evaluation (net mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    batch: Option<usize>,
+    /// Billions of floating-point operations per second, a convolution counted as the direct
+    /// one (net mode only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gflops: Option<f64>,
     peak_rss_kb: u64,
 }
 
@@ -88,6 +102,8 @@ struct Measurement {
 pub enum BenchError {
     /// The `--position` file could not be read.
     Position(PathBuf, sgf::SgfError),
+    /// The `--net` file could not be loaded.
+    Net(NetError),
     /// Writing the report failed.
     Io(io::Error),
 }
@@ -97,6 +113,7 @@ impl std::fmt::Display for BenchError {
         match self {
             BenchError::Position(path, e) => write!(f, "{}: {e}", path.display()),
             BenchError::Io(e) => write!(f, "{e}"),
+            BenchError::Net(e) => write!(f, "{e}"),
         }
     }
 }
@@ -111,6 +128,18 @@ impl From<io::Error> for BenchError {
 
 /// Runs every measurement and writes one line per measurement to `out`.
 pub fn run(options: &BenchOptions, out: &mut impl Write) -> Result<(), BenchError> {
+    if let Some(file) = &options.net {
+        let net = Net::load(file).map_err(BenchError::Net)?;
+        for (name, game) in positions(options)? {
+            for &batch in &options.batches {
+                for &threads in &options.threads {
+                    let m = net_evaluations(&name, &game, &net, batch, threads, options);
+                    report(&m, options.json, out)?;
+                }
+            }
+        }
+        return Ok(());
+    }
     // The tables are built once per process; the first measurement that reads them (a
     // search or heavy playouts) should not pay for them, and the others need none.
     if options.search || options.policies.contains(&PolicyKind::Heavy) {
@@ -260,6 +289,8 @@ fn playouts(name: &str, game: &Game, policy: PolicyKind, options: &BenchOptions)
         moves_per_playout: Some(moves as f64 / done.max(1) as f64),
         ms_per_move: None,
         max_ms_per_move: None,
+        batch: None,
+        gflops: None,
         peak_rss_kb: peak_rss_kb(),
     }
 }
@@ -296,6 +327,58 @@ fn search(name: &str, game: &Game, threads: usize, options: &BenchOptions) -> Me
         moves_per_playout: None,
         ms_per_move: None,
         max_ms_per_move: None,
+        batch: None,
+        gflops: None,
+        peak_rss_kb: peak_rss_kb(),
+    }
+}
+
+/// Raw evaluations of `net` on `game`'s position (no cache): `threads` threads sharing the net,
+/// each evaluating `batch` positions at a time (the position under symmetries 0, 1, ...), until
+/// the time or `--playouts` evaluations are spent.
+fn net_evaluations(
+    name: &str,
+    game: &Game,
+    net: &Net,
+    batch: usize,
+    threads: usize,
+    options: &BenchOptions,
+) -> Measurement {
+    let features = Features::from_game(game);
+    let inputs: Vec<(&Features, usize)> = (0..batch).map(|i| (&features, i % 8)).collect();
+    let limit = time_limit(options);
+    let target = options.playouts.unwrap_or(u64::MAX);
+    let done = AtomicU64::new(0);
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                // Each thread's first evaluation sizes its buffers: not counted.
+                net.evaluate_batch(&inputs, DEFAULT_OPTIMISM);
+                while start.elapsed() < limit && done.load(Ordering::Relaxed) < target {
+                    std::hint::black_box(net.evaluate_batch(&inputs, DEFAULT_OPTIMISM));
+                    done.fetch_add(batch as u64, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    let evaluations = done.into_inner();
+    let per_sec = evaluations as f64 / seconds.max(1e-9);
+    Measurement {
+        size: game.size(),
+        policy: net.name().to_string(),
+        threads,
+        mode: "net",
+        position: name.into(),
+        playouts: evaluations,
+        seconds,
+        playouts_per_sec: per_sec,
+        moves_per_playout: None,
+        ms_per_move: None,
+        max_ms_per_move: None,
+        batch: Some(batch),
+        gflops: Some(per_sec * net.flops(game.size()) as f64 / 1e9),
         peak_rss_kb: peak_rss_kb(),
     }
 }
@@ -334,6 +417,8 @@ fn genmove_latency(name: &str, level: &LevelConfig, size: usize, moves: u64) -> 
         moves_per_playout: None,
         ms_per_move: Some(1000.0 * seconds / made.max(1) as f64),
         max_ms_per_move: Some(1000.0 * worst.as_secs_f64()),
+        batch: None,
+        gflops: None,
         peak_rss_kb: peak_rss_kb(),
     }
 }
@@ -344,6 +429,20 @@ fn report(m: &Measurement, json: bool, out: &mut impl Write) -> io::Result<()> {
         return writeln!(out, "{line}");
     }
     match m.mode {
+        "net" => writeln!(
+            out,
+            "{0}x{0} net {1}, batch {2}, {3} thread(s), {4} position: {5:.1} evaluations/s ({6} in {7:.2} s), {8:.1} GFLOP/s, peak RSS {9} kB",
+            m.size,
+            m.policy,
+            m.batch.unwrap_or(1),
+            m.threads,
+            m.position,
+            m.playouts_per_sec,
+            m.playouts,
+            m.seconds,
+            m.gflops.unwrap_or_default(),
+            m.peak_rss_kb
+        ),
         "genmove" => writeln!(
             out,
             "{0}x{0} genmove {1:<7} {2} moves, {3:.3} ms/move mean, {4:.3} ms max, peak RSS {5} kB",

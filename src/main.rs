@@ -290,6 +290,12 @@ struct BenchArgs {
     /// One JSON object per measurement instead of a table.
     #[arg(long)]
     json: bool,
+    /// Measure raw evaluations (no cache) of this KataGo network instead of playouts.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["search", "policy"])]
+    net: Option<PathBuf>,
+    /// Positions per evaluation with --net (default: 1 and 8; at most 256).
+    #[arg(long, value_name = "N", requires = "net", value_parser = clap::value_parser!(u16).range(1..=256))]
+    batch: Option<u16>,
 }
 
 #[derive(Args)]
@@ -602,6 +608,8 @@ fn run_bench(args: BenchArgs) -> ExitCode {
         playouts: args.playouts,
         seconds: args.seconds,
         json: args.json,
+        net: args.net,
+        batches: args.batch.map_or(vec![1, 8], |b| vec![usize::from(b)]),
     };
     exit_code(
         bench::run(&options, &mut io::stdout().lock()),
