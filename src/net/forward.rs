@@ -7,6 +7,7 @@ pub mod conv;
 mod ops;
 mod output;
 pub mod symmetry;
+pub mod winograd;
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -83,8 +84,14 @@ impl Net {
         Ok(Net::from_model(Model::load(path)?))
     }
 
-    /// A net from a model already read.
-    pub fn from_model(model: Model) -> Net {
+    /// A net from a model already read, its 3x3 kernels transformed for Winograd's method.
+    pub fn from_model(mut model: Model) -> Net {
+        model.for_each_conv(&mut |conv| {
+            if conv.ksize == 3 {
+                conv.transformed =
+                    winograd::transform_kernel(&conv.weights, conv.in_channels, conv.out_channels);
+            }
+        });
         Net {
             model: Arc::new(model),
         }
