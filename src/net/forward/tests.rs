@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::board::Color;
+use crate::net::model::synthetic;
 
 /// One of KataGo's answers to `kata-raw-nn`: what it printed for one symmetry.
 #[derive(Debug, Default)]
@@ -353,6 +354,79 @@ fn real_net_matches_katago_on_every_recorded_position() {
     within_tolerance(&batched);
 }
 
+/// A synthetic net of every version on the empty 9x9 board under each symmetry: the
+/// policy a distribution over the legal points and pass (NaN on illegal ones), the value one
+/// too, the ownership in [-1, 1], the outputs absent before version 9 at -1; and since the
+/// empty board is symmetric, each symmetry's answer is the one of symmetry 0 moved by it.
+#[test]
+fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
+    for version in 8..=15 {
+        let model = synthetic::net(version, true, synthetic::seed(version));
+        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+        let mut f = empty_board(9, 6.5);
+        f.legal[40] = false;
+        let base = net.evaluate(&f, 0, 0.5);
+        for s in 0..8 {
+            let out = net.evaluate(&f, s, 0.5);
+            assert!(out.policy[40].is_nan());
+            let total: f32 =
+                out.policy.iter().filter(|p| !p.is_nan()).sum::<f32>() + out.policy_pass;
+            assert!(
+                (total - 1.0).abs() < 1e-5,
+                "version {version}: policy sums to {total}"
+            );
+            let value = out.white_win + out.white_loss + out.no_result;
+            assert!((value - 1.0).abs() < 1e-6);
+            assert_eq!(
+                out.no_result, 0.0,
+                "no result is impossible under positional superko"
+            );
+            assert!(out.white_ownership.iter().all(|o| (-1.0..=1.0).contains(o)));
+            assert_eq!(out.var_time_left < 0.0, version < 9);
+            assert_eq!(out.shortterm_score_error < 0.0, version < 9);
+            // The policy at point p under symmetry s is symmetry 0's at the point p moves to.
+            for p in 0..81 {
+                let q = symmetry::transform(s, 9, p);
+                if p != 40 && q != 40 {
+                    let (a, b) = (out.policy[p], base.policy[q]);
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "version {version} symmetry {s}: {a} vs {b}"
+                    );
+                }
+            }
+            assert!((out.white_win - base.white_win).abs() < 1e-5);
+        }
+    }
+}
+
+/// The net shared by threads (it is `Send + Sync`, one copy of the weights): evaluations run
+/// at once on two threads give what they give on one.
+#[test]
+fn threads_share_one_net() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let model = synthetic::net(15, true, synthetic::seed(15));
+    let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+    shared(&net);
+    let boards: Vec<Features> = (0..6).map(|i| empty_board(5 + 2 * i, 7.5)).collect();
+    let alone: Vec<NetOutput> = boards.iter().map(|f| net.evaluate(f, 3, 0.2)).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    boards
+                        .iter()
+                        .map(|f| net.evaluate(f, 3, 0.2))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().expect("a thread"), alone);
+        }
+    });
+}
+
 /// Evaluations per second of the real net on this thread, 19x19, 13x13 and 9x9, batch 1 and 8
 /// (run with `cargo test --release --lib net_speed -- --ignored --nocapture`): the fastest of
 /// 15 rounds, so that other work on the machine counts less; prints, asserts nothing.
@@ -383,5 +457,26 @@ fn net_speed() {
                 1.0 / best
             );
         }
+        // Two threads sharing the net, batch 1 each: evaluations per second together.
+        let evals = if size == 19 { 32 } else { 96 };
+        let mut best = f64::INFINITY;
+        for _ in 0..8 {
+            let start = std::time::Instant::now();
+            std::thread::scope(|scope| {
+                for t in 0..2 {
+                    let (net, f) = (&net, &f);
+                    scope.spawn(move || {
+                        for i in 0..evals / 2 {
+                            std::hint::black_box(net.evaluate(f, (i + t) % 8, DEFAULT_OPTIMISM));
+                        }
+                    });
+                }
+            });
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        eprintln!(
+            "{size}x{size} two threads, batch 1: {:.0} evaluations per second",
+            evals as f64 / best
+        );
     }
 }
