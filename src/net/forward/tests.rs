@@ -309,17 +309,11 @@ fn real_net_matches_katago_on_empty_boards() {
     within_tolerance(&errors);
 }
 
-/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
-/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
-/// answers; the positions evaluated one by one and then all of one size in a batch.
-#[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
-fn real_net_matches_katago_on_every_recorded_position() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+/// `net` on every position of `records` from KataGo's features (tests/data/nets), one by one
+/// and then all in one batch list: the largest differences from KataGo's answers.
+fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxErrors) {
     let features = read_features(&data("g170-b6c96.features.txt"));
-    let mut recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
-    recorded.extend(read_recorded(&data("g170-b6c96.extra.kata-raw-nn.txt")));
-    assert_eq!(recorded.len(), 271);
+    let recorded: Vec<Recorded> = records.iter().flat_map(|r| read_recorded(r)).collect();
     let mut inputs = Vec::new();
     for r in &recorded {
         let (spatial, global) = features[&r.number].clone();
@@ -335,22 +329,42 @@ fn real_net_matches_katago_on_every_recorded_position() {
             inputs.push((f.clone(), a, r.optimism));
         }
     }
-    let mut errors = MaxErrors::default();
+    let mut one_by_one = MaxErrors::default();
     for (f, a, optimism) in &inputs {
         let out = net.evaluate(f, a.symmetry, *optimism);
         assert_eq!(out.symmetry, Some(a.symmetry));
-        compare(&out, a, &mut errors);
+        compare(&out, a, &mut one_by_one);
     }
-    eprintln!("one by one, largest differences from KataGo: {errors:?}");
-    within_tolerance(&errors);
-    // In batches: the whole list at once (runs of one size become one pass each).
-    let batch: Vec<(&Features, usize)> = inputs.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
-    let outs = net.evaluate_batch(&batch, DEFAULT_OPTIMISM);
+    // The whole list at once (runs of one size become one pass each), at each position's
+    // optimism in turn.
     let mut batched = MaxErrors::default();
-    for (out, (_, a, _)) in outs.iter().zip(&inputs) {
-        compare(out, a, &mut batched);
+    for optimism in [DEFAULT_OPTIMISM, 0.5, 1.0] {
+        let same: Vec<_> = inputs.iter().filter(|(_, _, o)| *o == optimism).collect();
+        let batch: Vec<(&Features, usize)> = same.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
+        let outs = net.evaluate_batch(&batch, optimism);
+        for (out, (_, a, _)) in outs.iter().zip(&same) {
+            compare(out, a, &mut batched);
+        }
     }
+    (recorded.len(), one_by_one, batched)
+}
+
+/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
+/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
+/// answers; the positions evaluated one by one and in batches.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn real_net_matches_katago_on_every_recorded_position() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let records = [
+        data("g170-b6c96.kata-raw-nn.txt"),
+        data("g170-b6c96.extra.kata-raw-nn.txt"),
+    ];
+    let (positions, one_by_one, batched) = against_katago(&net, &records);
+    assert_eq!(positions, 271);
+    eprintln!("one by one, largest differences from KataGo: {one_by_one:?}");
     eprintln!("batched, largest differences from KataGo: {batched:?}");
+    within_tolerance(&one_by_one);
     within_tolerance(&batched);
 }
 
