@@ -55,14 +55,23 @@ struct Level {
 /// Per-thread working memory, grown to the largest batch seen and reused.
 #[derive(Default)]
 struct Scratch {
+    /// The spatial inputs under each board's symmetry, NHWC.
     input: Vec<f32>,
+    /// The global inputs, one row per board.
     global: Vec<f32>,
+    /// The residual stream.
     trunk: Vec<f32>,
+    /// The convolutions' unrolled inputs or Winograd tiles.
     unrolled: Vec<f32>,
+    /// Per nesting level of blocks; `levels[0].normed` ends as the trunk's output.
     levels: Vec<Level>,
+    /// Pooled features, `3 * channels` per board.
     pooled: Vec<f32>,
+    /// A per-board vector: a bias from the global inputs or a pooling, or a hidden layer.
     per_board: Vec<f32>,
+    /// The heads' spatial layers (p1, then v1).
     head_a: Vec<f32>,
+    /// The policy head's pooled branch (g1).
     head_b: Vec<f32>,
 }
 
