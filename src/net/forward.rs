@@ -177,13 +177,18 @@ impl Net {
 
     /// Evaluates one position under `symmetry` (0-7) with policy `optimism` (0-1, used by
     /// nets with the optimistic channel).
+    ///
+    /// # Panics
+    /// If `symmetry` is not 0-7 or the features' planes or legal points do not fit their size
+    /// (features are built by `net::inputs`, never read from outside).
     pub fn evaluate(&self, features: &Features, symmetry: usize, optimism: f32) -> NetOutput {
         self.evaluate_batch(&[(features, symmetry)], optimism)
             .pop()
             .expect("one output per input")
     }
 
-    /// Evaluates positions, each under its symmetry, in one pass per run of equal board sizes.
+    /// Evaluates positions, each under its symmetry, in one pass per run of equal board sizes
+    /// (panics as [`Net::evaluate`] does).
     pub fn evaluate_batch(&self, inputs: &[(&Features, usize)], optimism: f32) -> Vec<NetOutput> {
         let mut outputs = Vec::with_capacity(inputs.len());
         let mut start = 0;
