@@ -7,6 +7,7 @@ pub mod conv;
 mod ops;
 mod output;
 pub mod symmetry;
+pub mod winograd;
 
 use std::cell::RefCell;
 use std::path::Path;
@@ -54,14 +55,23 @@ struct Level {
 /// Per-thread working memory, grown to the largest batch seen and reused.
 #[derive(Default)]
 struct Scratch {
+    /// The spatial inputs under each board's symmetry, NHWC.
     input: Vec<f32>,
+    /// The global inputs, one row per board.
     global: Vec<f32>,
+    /// The residual stream.
     trunk: Vec<f32>,
+    /// The convolutions' unrolled inputs or Winograd tiles.
     unrolled: Vec<f32>,
+    /// Per nesting level of blocks; `levels[0].normed` ends as the trunk's output.
     levels: Vec<Level>,
+    /// Pooled features, `3 * channels` per board.
     pooled: Vec<f32>,
+    /// A per-board vector: a bias from the global inputs or a pooling, or a hidden layer.
     per_board: Vec<f32>,
+    /// The heads' spatial layers (p1, then v1).
     head_a: Vec<f32>,
+    /// The policy head's pooled branch (g1).
     head_b: Vec<f32>,
 }
 
@@ -83,8 +93,14 @@ impl Net {
         Ok(Net::from_model(Model::load(path)?))
     }
 
-    /// A net from a model already read.
-    pub fn from_model(model: Model) -> Net {
+    /// A net from a model already read, its 3x3 kernels transformed for Winograd's method.
+    pub fn from_model(mut model: Model) -> Net {
+        model.for_each_conv(&mut |conv| {
+            if conv.ksize == 3 {
+                conv.transformed =
+                    winograd::transform_kernel(&conv.weights, conv.in_channels, conv.out_channels);
+            }
+        });
         Net {
             model: Arc::new(model),
         }
@@ -161,13 +177,18 @@ impl Net {
 
     /// Evaluates one position under `symmetry` (0-7) with policy `optimism` (0-1, used by
     /// nets with the optimistic channel).
+    ///
+    /// # Panics
+    /// If `symmetry` is not 0-7 or the features' planes or legal points do not fit their size
+    /// (features are built by `net::inputs`, never read from outside).
     pub fn evaluate(&self, features: &Features, symmetry: usize, optimism: f32) -> NetOutput {
         self.evaluate_batch(&[(features, symmetry)], optimism)
             .pop()
             .expect("one output per input")
     }
 
-    /// Evaluates positions, each under its symmetry, in one pass per run of equal board sizes.
+    /// Evaluates positions, each under its symmetry, in one pass per run of equal board sizes
+    /// (panics as [`Net::evaluate`] does).
     pub fn evaluate_batch(&self, inputs: &[(&Features, usize)], optimism: f32) -> Vec<NetOutput> {
         let mut outputs = Vec::with_capacity(inputs.len());
         let mut start = 0;

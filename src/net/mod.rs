@@ -1,6 +1,7 @@
 //! KataGo's networks evaluated in Rust: its model files read (`model`), the input features
 //! computed exactly as KataGo's `nninputs.cpp` computes them (`inputs`), and the forward pass on
-//! the CPU, giving the numbers KataGo's own backends give.
+//! the CPU (`forward`, whose [`Net`] is the loaded net), giving the numbers KataGo's own
+//! backends give.
 //!
 //! Points are indexed as KataGo indexes them: `y * size + x`, with `y = 0` the top row (GTP row
 //! `size`) and `x = 0` column `A`, the order in which `kata-raw-nn` prints its rows.

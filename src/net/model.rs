@@ -111,6 +111,9 @@ pub struct Conv {
     pub in_channels: usize,
     pub out_channels: usize,
     pub weights: Vec<f32>,
+    /// A 3x3 kernel as the forward pass's Winograd path reads it, filled when a net is made
+    /// from the model (`forward::winograd::transform_kernel`); empty before and for other sizes.
+    pub transformed: Vec<f32>,
 }
 
 /// A matrix product, weights `[in][out]`.
@@ -384,6 +387,47 @@ impl Model {
         })
     }
 
+    /// Calls `f` on every convolution of the model.
+    pub fn for_each_conv(&mut self, f: &mut impl FnMut(&mut Conv)) {
+        fn blocks(list: &mut [Block], f: &mut impl FnMut(&mut Conv)) {
+            for block in list {
+                match block {
+                    Block::Ordinary { first, last, .. } => {
+                        f(&mut first.conv);
+                        f(last);
+                    }
+                    Block::GlobalPooling {
+                        regular,
+                        gpool,
+                        last,
+                        ..
+                    } => {
+                        f(regular);
+                        f(&mut gpool.conv);
+                        f(last);
+                    }
+                    Block::NestedBottleneck {
+                        pre_conv,
+                        blocks: inner,
+                        post_conv,
+                        ..
+                    } => {
+                        f(pre_conv);
+                        blocks(inner, f);
+                        f(post_conv);
+                    }
+                }
+            }
+        }
+        f(&mut self.trunk.initial_conv);
+        blocks(&mut self.trunk.blocks, f);
+        f(&mut self.policy.p1);
+        f(&mut self.policy.g1.conv);
+        f(&mut self.policy.p2);
+        f(&mut self.value.v1.conv);
+        f(&mut self.value.ownership);
+    }
+
     /// The number of policy channels: 1, or 2 where the second is the optimistic policy.
     pub fn policy_channels(&self) -> usize {
         self.policy.p2.out_channels
@@ -443,6 +487,7 @@ fn parse_conv(r: &mut Reader) -> Result<(String, Conv), Problem> {
             in_channels,
             out_channels,
             weights,
+            transformed: Vec::new(),
         },
     ))
 }

@@ -70,7 +70,7 @@ pub(super) fn post_process(
 
     // Value and scores, in f64 as nneval does them, for the player to move.
     let v = &raw.value[i * 3..i * 3 + 3];
-    let sc = raw.score.len() / (raw.value.len() / 3);
+    let sc = model.value.sv3.out_channels;
     let s = &raw.score[i * sc..(i + 1) * sc];
     let (win_logit, loss_logit) = (v[0] as f64, v[1] as f64);
     let mut no_result_logit = v[2] as f64;

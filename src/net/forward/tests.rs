@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::board::Color;
+use crate::net::model::synthetic;
 
 /// One of KataGo's answers to `kata-raw-nn`: what it printed for one symmetry.
 #[derive(Debug, Default)]
@@ -43,13 +44,25 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A text file, gunzipped if its name ends in `.gz`.
 fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| {
         panic!(
             "{}: {e} (the recorded positions and features come with tests/data/nets)",
             path.display()
         )
-    })
+    });
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(bytes.as_slice()),
+            &mut text,
+        )
+        .expect("a gzipped text");
+        text
+    } else {
+        String::from_utf8(bytes).expect("a text")
+    }
 }
 
 fn color(word: &str) -> Option<Color> {
@@ -308,17 +321,11 @@ fn real_net_matches_katago_on_empty_boards() {
     within_tolerance(&errors);
 }
 
-/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
-/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
-/// answers; the positions evaluated one by one and then all of one size in a batch.
-#[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
-fn real_net_matches_katago_on_every_recorded_position() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+/// `net` on every position of `records` from KataGo's features (tests/data/nets), one by one
+/// and then all in one batch list: the largest differences from KataGo's answers.
+fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxErrors) {
     let features = read_features(&data("g170-b6c96.features.txt"));
-    let mut recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
-    recorded.extend(read_recorded(&data("g170-b6c96.extra.kata-raw-nn.txt")));
-    assert_eq!(recorded.len(), 271);
+    let recorded: Vec<Recorded> = records.iter().flat_map(|r| read_recorded(r)).collect();
     let mut inputs = Vec::new();
     for r in &recorded {
         let (spatial, global) = features[&r.number].clone();
@@ -334,59 +341,192 @@ fn real_net_matches_katago_on_every_recorded_position() {
             inputs.push((f.clone(), a, r.optimism));
         }
     }
-    let mut errors = MaxErrors::default();
+    let mut one_by_one = MaxErrors::default();
     for (f, a, optimism) in &inputs {
         let out = net.evaluate(f, a.symmetry, *optimism);
         assert_eq!(out.symmetry, a.symmetry);
-        compare(&out, a, &mut errors);
+        compare(&out, a, &mut one_by_one);
     }
-    eprintln!("one by one, largest differences from KataGo: {errors:?}");
-    within_tolerance(&errors);
-    // In batches: the whole list at once (runs of one size become one pass each).
-    let batch: Vec<(&Features, usize)> = inputs.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
-    let outs = net.evaluate_batch(&batch, DEFAULT_OPTIMISM);
+    // The whole list at once (runs of one size become one pass each), at each position's
+    // optimism in turn.
     let mut batched = MaxErrors::default();
-    for (out, (_, a, _)) in outs.iter().zip(&inputs) {
-        compare(out, a, &mut batched);
+    for optimism in [DEFAULT_OPTIMISM, 0.5, 1.0] {
+        let same: Vec<_> = inputs.iter().filter(|(_, _, o)| *o == optimism).collect();
+        let batch: Vec<(&Features, usize)> = same.iter().map(|(f, a, _)| (f, a.symmetry)).collect();
+        let outs = net.evaluate_batch(&batch, optimism);
+        for (out, (_, a, _)) in outs.iter().zip(&same) {
+            compare(out, a, &mut batched);
+        }
     }
+    (recorded.len(), one_by_one, batched)
+}
+
+/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
+/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
+/// answers; the positions evaluated one by one and in batches.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn real_net_matches_katago_on_every_recorded_position() {
+    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let records = [
+        data("g170-b6c96.kata-raw-nn.txt"),
+        data("g170-b6c96.extra.kata-raw-nn.txt"),
+    ];
+    let (positions, one_by_one, batched) = against_katago(&net, &records);
+    assert_eq!(positions, 271);
+    eprintln!("one by one, largest differences from KataGo: {one_by_one:?}");
     eprintln!("batched, largest differences from KataGo: {batched:?}");
+    within_tolerance(&one_by_one);
     within_tolerance(&batched);
 }
 
-/// Evaluations per second of the real net, batch 1 on this thread, 19x19 and 9x9 (run with
-/// `cargo test --release --lib net_speed -- --ignored --nocapture`); prints, asserts nothing.
+/// The synthetic net of each version 8-15 (regenerated here from its seed) against KataGo's
+/// answers for it: tests/data/nets/synthetic/answers-vN.kata-raw-nn.txt.gz, 21 of the recorded
+/// positions (empty boards of 9, 13 and 19; openings and endgames; passes, a ko, a superko
+/// ban, handicap, a 7x7 and a 3x3 board, `kata-raw-nn all`, optimism 0.5 and 1.0, the colour
+/// not to move), recorded by tools/record-katago-nn.py with KataGo 1.17.2 (Eigen) from the
+/// nets the ignored test `write_synthetic_nets` writes. The nets are the writer's: changing
+/// the writer means recording these again.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn synthetic_nets_match_katago() {
+    for version in 8..=15 {
+        let model = synthetic::net(version, true, synthetic::seed(version));
+        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+        let records = [data(&format!(
+            "synthetic/answers-v{version}.kata-raw-nn.txt.gz"
+        ))];
+        let (positions, one_by_one, batched) = against_katago(&net, &records);
+        assert_eq!(positions, 21);
+        eprintln!("version {version}, largest differences from KataGo: {one_by_one:?}");
+        within_tolerance(&one_by_one);
+        within_tolerance(&batched);
+    }
+}
+
+/// A synthetic net of every version on the empty 9x9 board under each symmetry: the
+/// policy a distribution over the legal points and pass (NaN on illegal ones), the value one
+/// too, the ownership in [-1, 1], the outputs absent before version 9 at -1; and since the
+/// empty board is symmetric, each symmetry's answer is the one of symmetry 0 moved by it.
+#[test]
+fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
+    for version in 8..=15 {
+        let model = synthetic::net(version, true, synthetic::seed(version));
+        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+        let mut f = empty_board(9, 6.5);
+        f.legal[40] = false;
+        let base = net.evaluate(&f, 0, 0.5);
+        for s in 0..8 {
+            let out = net.evaluate(&f, s, 0.5);
+            assert!(out.policy[40].is_nan());
+            let total: f32 =
+                out.policy.iter().filter(|p| !p.is_nan()).sum::<f32>() + out.policy_pass;
+            assert!(
+                (total - 1.0).abs() < 1e-5,
+                "version {version}: policy sums to {total}"
+            );
+            let value = out.white_win + out.white_loss + out.no_result;
+            assert!((value - 1.0).abs() < 1e-6);
+            assert_eq!(
+                out.no_result, 0.0,
+                "no result is impossible under positional superko"
+            );
+            assert!(out.white_ownership.iter().all(|o| (-1.0..=1.0).contains(o)));
+            assert_eq!(out.var_time_left < 0.0, version < 9);
+            assert_eq!(out.shortterm_score_error < 0.0, version < 9);
+            // The policy at point p under symmetry s is symmetry 0's at the point p moves to.
+            for p in 0..81 {
+                let q = symmetry::transform(s, 9, p);
+                if p != 40 && q != 40 {
+                    let (a, b) = (out.policy[p], base.policy[q]);
+                    assert!(
+                        (a - b).abs() < 1e-5,
+                        "version {version} symmetry {s}: {a} vs {b}"
+                    );
+                }
+            }
+            assert!((out.white_win - base.white_win).abs() < 1e-5);
+        }
+    }
+}
+
+/// The net shared by threads (it is `Send + Sync`, one copy of the weights): evaluations run
+/// at once on two threads give what they give on one.
+#[test]
+fn threads_share_one_net() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    let model = synthetic::net(15, true, synthetic::seed(15));
+    let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+    shared(&net);
+    let boards: Vec<Features> = (0..6).map(|i| empty_board(5 + 2 * i, 7.5)).collect();
+    let alone: Vec<NetOutput> = boards.iter().map(|f| net.evaluate(f, 3, 0.2)).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    boards
+                        .iter()
+                        .map(|f| net.evaluate(f, 3, 0.2))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            assert_eq!(h.join().expect("a thread"), alone);
+        }
+    });
+}
+
+/// Evaluations per second of the real net on this thread, 19x19, 13x13 and 9x9, batch 1 and 8
+/// (run with `cargo test --release --lib net_speed -- --ignored --nocapture`): the fastest of
+/// 15 rounds, so that other work on the machine counts less; prints, asserts nothing.
 #[test]
 #[ignore = "a measurement: run by hand in release"]
 fn net_speed() {
     let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
-    for size in [19, 9] {
+    for size in [19, 13, 9] {
         let f = empty_board(size, 7.5);
-        // Warm up the buffers and caches.
-        for s in 0..8 {
-            net.evaluate(&f, s, DEFAULT_OPTIMISM);
+        for batch_size in [1, 8] {
+            let batch: Vec<(&Features, usize)> = (0..batch_size).map(|s| (&f, s)).collect();
+            let evals_per_round = if size == 19 { 16 } else { 48 };
+            let rounds = evals_per_round / batch_size;
+            net.evaluate_batch(&batch, DEFAULT_OPTIMISM);
+            let mut best = f64::INFINITY;
+            for _ in 0..15 {
+                let start = std::time::Instant::now();
+                for _ in 0..rounds {
+                    std::hint::black_box(net.evaluate_batch(&batch, DEFAULT_OPTIMISM));
+                }
+                best = best.min(start.elapsed().as_secs_f64() / (rounds * batch_size) as f64);
+            }
+            let gflops = net.flops(size) as f64 / best / 1e9;
+            eprintln!(
+                "{size}x{size} batch {batch_size}: {:.3} ms per evaluation, {:.0} per second, \
+                 {gflops:.1} GFLOP/s",
+                best * 1e3,
+                1.0 / best
+            );
         }
-        let n = if size == 19 { 200 } else { 1000 };
-        let start = std::time::Instant::now();
-        for i in 0..n {
-            std::hint::black_box(net.evaluate(&f, i % 8, DEFAULT_OPTIMISM));
+        // Two threads sharing the net, batch 1 each: evaluations per second together.
+        let evals = if size == 19 { 32 } else { 96 };
+        let mut best = f64::INFINITY;
+        for _ in 0..8 {
+            let start = std::time::Instant::now();
+            std::thread::scope(|scope| {
+                for t in 0..2 {
+                    let (net, f) = (&net, &f);
+                    scope.spawn(move || {
+                        for i in 0..evals / 2 {
+                            std::hint::black_box(net.evaluate(f, (i + t) % 8, DEFAULT_OPTIMISM));
+                        }
+                    });
+                }
+            });
+            best = best.min(start.elapsed().as_secs_f64());
         }
-        let each = start.elapsed().as_secs_f64() / n as f64;
-        let gflops = net.flops(size) as f64 / each / 1e9;
         eprintln!(
-            "{size}x{size}: {:.3} ms per evaluation, {:.0} per second, {gflops:.1} GFLOP/s",
-            each * 1e3,
-            1.0 / each
-        );
-        let batch: Vec<(&Features, usize)> = (0..8).map(|s| (&f, s)).collect();
-        let start = std::time::Instant::now();
-        for _ in 0..n / 8 {
-            std::hint::black_box(net.evaluate_batch(&batch, DEFAULT_OPTIMISM));
-        }
-        let each = start.elapsed().as_secs_f64() / (n / 8 * 8) as f64;
-        eprintln!(
-            "{size}x{size} batch 8: {:.3} ms per evaluation, {:.0} per second",
-            each * 1e3,
-            1.0 / each
+            "{size}x{size} two threads, batch 1: {:.0} evaluations per second",
+            evals as f64 / best
         );
     }
 }
