@@ -22,7 +22,8 @@ use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::game::{
     Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
 };
-use crate::net::{DEFAULT_OPTIMISM, Features, Net};
+use crate::net::inputs::NetPosition;
+use crate::net::{DEFAULT_OPTIMISM, Net};
 use crate::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
 use crate::search::time_for_move;
 use crate::sgf;
@@ -296,7 +297,7 @@ impl Engine {
         let request = raw_nn::parse(args)?;
         let net = self.net.as_ref().ok_or(GtpError::NoNetwork)?;
         let color = request.color.unwrap_or_else(|| self.game.to_move());
-        let features = Features::for_player(&self.game, color);
+        let features = NetPosition::from_game(&self.game).features(color, &net.input_options());
         let optimism = request.optimism.unwrap_or(DEFAULT_OPTIMISM);
         let answers: Vec<String> = request
             .symmetries

@@ -13,6 +13,7 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::inputs::InputOptions;
 use super::model::{Block, Conv, MatMul, Model, NetError};
 use super::{Features, GLOBAL_FEATURES, NetOutput, SPATIAL_FEATURES};
 
@@ -119,6 +120,15 @@ impl Net {
     /// Whether the policy head has the optimistic channel that `optimism` mixes in.
     pub fn has_optimism_channel(&self) -> bool {
         self.model.policy_channels() == 2
+    }
+
+    /// The input options KataGo evaluates this net with outside a search (`kata-raw-nn`): its
+    /// area features as if suicide were legal when the model asks for that.
+    pub fn input_options(&self) -> InputOptions {
+        InputOptions {
+            pass_alive_as_if_suicide_legal: self.model.pass_alive_as_if_suicide_legal,
+            ..InputOptions::default()
+        }
     }
 
     /// The model as read.

@@ -141,11 +141,6 @@ impl Features {
     pub fn from_game(game: &Game) -> Features {
         NetPosition::from_game(game).features(game.to_move(), &InputOptions::default())
     }
-
-    /// The inputs for `player` in `game`, as `kata-raw-nn COLOR` computes them.
-    pub fn for_player(game: &Game, player: Color) -> Features {
-        NetPosition::from_game(game).features(player, &InputOptions::default())
-    }
 }
 
 /// `fillRowV7` for `pla`, who is the history's next player (the whole history shown: KataGo's

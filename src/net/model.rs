@@ -250,11 +250,17 @@ impl Default for PostProcess {
 pub struct Model {
     pub name: String,
     pub version: i32,
+    /// Whether the net wants its area features computed as if suicide were legal, whatever the
+    /// rules (a version-15 header flag; KataGo's search then feeds it so).
+    pub pass_alive_as_if_suicide_legal: bool,
     pub post_process: PostProcess,
     pub trunk: Trunk,
     pub policy: PolicyHead,
     pub value: ValueHead,
 }
+
+/// The most a model file may unpack to: KataGo's largest nets are a few hundred MB.
+const MAX_MODEL_BYTES: u64 = 4 << 30;
 
 impl Model {
     /// Reads a model file, gzipped or not, binary or text as its name says.
@@ -277,8 +283,15 @@ impl Model {
         }
         let mut data = Vec::new();
         flate2::read::MultiGzDecoder::new(raw.as_slice())
+            .take(MAX_MODEL_BYTES + 1)
             .read_to_end(&mut data)
             .map_err(|e| err(Problem::Gzip(e.to_string())))?;
+        if data.len() as u64 > MAX_MODEL_BYTES {
+            return Err(err(Problem::Gzip(format!(
+                "it unpacks to more than {} GiB, more than any net",
+                MAX_MODEL_BYTES >> 30
+            ))));
+        }
         let binary = !lower.ends_with(".txt.gz");
         match Model::parse(&data, binary) {
             // A plain `.gz` may be either, as KataGo tries both.
@@ -358,6 +371,7 @@ impl Model {
                 *slot = v;
             }
         }
+        let mut pass_alive_as_if_suicide_legal = false;
         if version >= 15 {
             let meta = r.int(&name, "metaEncoderVersion")?;
             if meta != 0 {
@@ -372,6 +386,7 @@ impl Model {
                     what: format!("preferPassAliveUnderSuicideRules is {pass_alive}"),
                 });
             }
+            pass_alive_as_if_suicide_legal = pass_alive == 1;
             r.zeros(&name, 6)?;
         }
         let trunk = parse_trunk(&mut r, version)?;
@@ -380,6 +395,7 @@ impl Model {
         Ok(Model {
             name,
             version,
+            pass_alive_as_if_suicide_legal,
             post_process,
             trunk,
             policy,

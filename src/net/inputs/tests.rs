@@ -222,7 +222,8 @@ fn a_ko_just_taken_bans_the_retake() {
 
 #[test]
 fn the_colour_not_to_move_sees_no_ko_and_no_history() {
-    let features = Features::for_player(&game(5, "chinese", 7.5, "", KO_TAKEN), Color::Black);
+    let features = NetPosition::from_game(&game(5, "chinese", 7.5, "", KO_TAKEN))
+        .features(Color::Black, &InputOptions::default());
     assert!(on(&features, 6).is_empty());
     assert!(legal_at(&features, "B3"));
     for plane in 9..=13 {
@@ -373,7 +374,7 @@ fn check_legal_against_policy(name: &str) -> usize {
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let lines: Vec<&str> = block.lines().collect();
         let (number, game, player, _) = game_of_header(lines[0]);
-        let features = Features::for_player(&game, player);
+        let features = NetPosition::from_game(&game).features(player, &InputOptions::default());
         let policy = lines.iter().position(|l| *l == "policy").expect("policy");
         let katago_legal: Vec<bool> = lines[policy + 1..=policy + features.size]
             .iter()

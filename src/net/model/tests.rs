@@ -332,3 +332,19 @@ fn loading_files_reports_the_file_and_the_problem_in_one_line() {
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+#[test]
+fn a_version_15_net_may_ask_for_areas_as_if_suicide_were_legal() {
+    let text = tiny_text(15);
+    let plain = parse_text(&text).expect("the synthetic net");
+    assert!(!plain.pass_alive_as_if_suicide_legal);
+    // The header's second number after the post-processing multipliers is the flag.
+    let flagged = text.replacen("\n28\n0\n0\n", "\n28\n0\n1\n", 1);
+    assert_ne!(flagged, text);
+    let model = parse_text(&flagged).expect("the flagged net");
+    assert!(model.pass_alive_as_if_suicide_legal);
+    let net = crate::net::Net::from_model(model);
+    assert!(net.input_options().pass_alive_as_if_suicide_legal);
+    let bad = text.replacen("\n28\n0\n0\n", "\n28\n0\n2\n", 1);
+    assert!(parse_text(&bad).is_err());
+}
