@@ -16,6 +16,7 @@ pub use point::{MAX_CELLS, MAX_SIZE, MAX_STRIDE, MIN_SIZE, Move, Point, VertexEr
 
 use grid::Grid;
 use zobrist::KEYS;
+pub use zobrist::splitmix;
 
 /// What occupies a cell of the padded board.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

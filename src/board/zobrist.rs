@@ -2,8 +2,9 @@
 
 use super::point::MAX_CELLS;
 
-/// splitmix64: a fixed, well-mixed sequence, so hashes are the same in every run.
-const fn splitmix(state: u64) -> u64 {
+/// splitmix64: a fixed, well-mixed sequence, so hashes (and every other fixed key table and
+/// seeded generator of tengen) are the same in every run.
+pub const fn splitmix(state: u64) -> u64 {
     let mut z = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use crate::board::{Board, Color, MAX_SIZE, MIN_SIZE, Move, Point};
+use crate::board::{Board, Color, MAX_SIZE, MIN_SIZE, Move, Point, splitmix};
 use crate::game::{Game, Rules, Scoring, checked_komi};
 
 /// The first word of a book file and the format's version.
@@ -94,14 +94,6 @@ fn untransform(t: u8, size: usize, (x, y): (usize, usize)) -> (usize, usize) {
         row = size - 1 - row;
     }
     (col, row)
-}
-
-/// splitmix64, for the book's own key table (fixed: book files depend on it).
-const fn splitmix(state: u64) -> u64 {
-    let mut z = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 const POINTS: usize = MAX_SIZE * MAX_SIZE;

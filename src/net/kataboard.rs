@@ -7,7 +7,7 @@
 //! only gives KataGo's answers on KataGo's representation. Points here are KataGo's locations:
 //! `(x + 1) + (y + 1) * (size + 1)`, `y = 0` the top row.
 
-use crate::board::MAX_SIZE;
+use crate::board::{MAX_SIZE, splitmix};
 
 /// A point's content, as KataGo numbers it.
 pub(crate) const EMPTY: u8 = 0;
@@ -24,14 +24,6 @@ pub(crate) const ARR: usize = (MAX_SIZE + 1) * (MAX_SIZE + 2) + 1;
 /// The other player.
 pub(crate) fn opp(pla: u8) -> u8 {
     3 - pla
-}
-
-/// splitmix64, for fixed Zobrist keys.
-const fn splitmix(state: u64) -> u64 {
-    let mut z = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 const fn zobrist() -> [[u64; ARR]; 3] {
