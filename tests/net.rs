@@ -357,53 +357,50 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap()
 }
 
-#[test]
-fn a_level_whose_net_fails_plays_without_it() {
-    let dir = std::env::temp_dir().join(format!("tengen-net-level-{}", std::process::id()));
+/// tengen at a search level whose `net` is `net` (as written in engines.toml), in a directory
+/// of its own that `prepare` fills first: what [`play_with`] returns, and the directory.
+fn play_level_with_net(
+    name: &str,
+    net: &str,
+    prepare: impl FnOnce(&Path),
+) -> (String, Result<String, String>, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("tengen-net-{name}-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
-    fs::write(dir.join("broken.bin.gz"), gzip(b"broken\n8\n")).unwrap();
+    prepare(&dir);
     let config = dir.join("engines.toml");
-    fs::write(
-        &config,
-        "[levels.netted]\nplayer = \"mcts\"\nnet = \"broken.bin.gz\"\nplayouts = 20\nthreads = 1\n",
-    )
-    .unwrap();
+    let level = format!(
+        "[levels.netted]\nplayer = \"mcts\"\nnet = \"{net}\"\nplayouts = 20\nthreads = 1\n"
+    );
+    fs::write(&config, level).unwrap();
     let (stderr, raw) = play_with(&[
         "--config".as_ref(),
         config.as_ref(),
         "--level".as_ref(),
         "netted".as_ref(),
     ]);
+    fs::remove_dir_all(&dir).unwrap();
+    (stderr, raw, dir)
+}
+
+#[test]
+fn a_level_whose_net_fails_plays_without_it() {
+    let (stderr, raw, dir) = play_level_with_net("broken", "broken.bin.gz", |dir| {
+        fs::write(dir.join("broken.bin.gz"), gzip(b"broken\n8\n")).unwrap();
+    });
     assert_eq!(raw, Err("no network loaded".into()));
     let errors: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("broken.bin.gz"))
         .collect();
     assert_eq!(errors.len(), 1, "{stderr}");
+    // A relative path is the config file's directory's.
     assert!(errors[0].contains(&*dir.to_string_lossy()), "{}", errors[0]);
-    fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_level_with_a_net_answers_kata_raw_nn() {
-    let dir = std::env::temp_dir().join(format!("tengen-net-ok-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let config = dir.join("engines.toml");
-    fs::write(
-        &config,
-        format!(
-            "[levels.netted]\nplayer = \"mcts\"\nnet = \"{}\"\nplayouts = 20\nthreads = 1\n",
-            data(NET).display()
-        ),
-    )
-    .unwrap();
-    let (stderr, raw) = play_with(&[
-        "--config".as_ref(),
-        config.as_ref(),
-        "--level".as_ref(),
-        "netted".as_ref(),
-    ]);
+    let net = data(NET).display().to_string();
+    let (stderr, raw, _) = play_level_with_net("ok", &net, |_| {});
     let raw = raw.unwrap_or_else(|e| panic!("{e}: {stderr}"));
     assert!(raw.starts_with("symmetry 0\nwhiteWin "), "{raw}");
-    fs::remove_dir_all(&dir).unwrap();
 }
