@@ -220,7 +220,7 @@ impl Ai {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let player = match self.config.level(level) {
-            Ok(level) => levels::player(&self.config, level),
+            Ok(level) => levels::player(&self.config, level, None),
             // Levels are checked when a game is made; a game restored from a store written
             // under another config plays at the default level.
             Err(_) => levels::player(
@@ -228,6 +228,7 @@ impl Ai {
                 self.config
                     .level(&self.config.default_level)
                     .expect("the config's default level exists"),
+                None,
             ),
         };
         (id, player)
