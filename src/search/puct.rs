@@ -32,7 +32,7 @@ use super::{AnalysisRequest, Budget, Choice, MoveInfo, Report, RootInfo, ScoreSt
 use super::{PASS_MARGIN, SearchSettings, is_settled};
 use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
-use crate::game::{Game, Scoring};
+use crate::game::{Game, Rules, Scoring};
 use crate::net::inputs::{InputOptions, NetPosition};
 use crate::net::{DEFAULT_OPTIMISM, Net};
 
@@ -81,6 +81,8 @@ struct Node {
     /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
     /// for, at its children.
     ownership: Option<Vec<f64>>,
+    /// The leaves summed into `ownership`.
+    owned: u32,
 }
 
 impl Node {
@@ -98,6 +100,7 @@ impl Node {
             children: Vec::new(),
             expanded: false,
             ownership: None,
+            owned: 0,
         }
     }
 
@@ -252,13 +255,19 @@ impl Tree {
                 for (s, &o) in sum.iter_mut().zip(leaf) {
                     *s += f64::from(o);
                 }
+                node.owned += 1;
             }
         }
     }
 
     /// The root's children, most visited first (ties by utility).
     fn ranked_root_children(&self) -> Vec<usize> {
-        let mut children = self.nodes[ROOT].children.clone();
+        self.ranked_children(ROOT)
+    }
+
+    /// The children of `at`, most visited first (ties by utility).
+    fn ranked_children(&self, at: usize) -> Vec<usize> {
+        let mut children = self.nodes[at].children.clone();
         children.sort_by(|&a, &b| {
             let (a, b) = (&self.nodes[a], &self.nodes[b]);
             b.visits
@@ -266,6 +275,27 @@ impl Tree {
                 .then(b.mover_utility().total_cmp(&a.mover_utility()))
         });
         children
+    }
+
+    /// The subtree under `top` as a tree of its own, `top` its root (keeping its visits; its
+    /// ownership starts afresh).
+    fn subtree(&self, top: usize) -> Tree {
+        let mut nodes = vec![self.nodes[top].clone()];
+        let mut at = 0;
+        while at < nodes.len() {
+            let old = std::mem::take(&mut nodes[at].children);
+            let first = nodes.len();
+            nodes.extend(old.iter().map(|&id| Node {
+                ownership: None,
+                owned: 0,
+                ..self.nodes[id].clone()
+            }));
+            nodes[at].children = (first..first + old.len()).collect();
+            at += 1;
+        }
+        nodes[ROOT].ownership = Some(Vec::new());
+        nodes[ROOT].owned = 0;
+        Tree { nodes }
     }
 
     /// The line from `id` down its most visited children.
@@ -390,6 +420,15 @@ fn area_score(game: &Game) -> f64 {
     white_minus_black as f64 + game.rules().komi
 }
 
+/// What a reused tree's root must have been: a game's first position (its hash), rules and
+/// moves.
+#[derive(Clone, Debug, PartialEq)]
+struct RootGame {
+    initial: u64,
+    rules: Rules,
+    moves: Vec<(Color, Move)>,
+}
+
 /// The PUCT search over one shared net.
 pub struct PuctSearch {
     net: Arc<Net>,
@@ -399,6 +438,10 @@ pub struct PuctSearch {
     color: Color,
     /// Root visits of the last search.
     last_visits: u64,
+    /// Root visits the last search took over from the one before.
+    last_reused: u32,
+    /// The game the tree's root stands for, while the tree may be reused.
+    reusable: Option<RootGame>,
     seed: u64,
 }
 
@@ -413,6 +456,8 @@ impl PuctSearch {
             tree: Tree::new(Color::White),
             color: Color::Black,
             last_visits: 0,
+            last_reused: 0,
+            reusable: None,
         }
     }
 
@@ -425,6 +470,11 @@ impl PuctSearch {
     pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
         let started = Instant::now();
         let visits = self.search(game, color, budget, &[], &[], false, None);
+        self.reusable = Some(RootGame {
+            initial: game.initial_board().hash(),
+            rules: *game.rules(),
+            moves: game.moves().to_vec(),
+        });
         let ranked: Vec<usize> = self
             .tree
             .ranked_root_children()
@@ -442,8 +492,9 @@ impl PuctSearch {
         let node = &self.tree.nodes[best];
         let win_rate = node.win_rate() as f32;
         info!(
-            "net search: {} after {visits} visits in {:.2} s: {} visits, win rate {win_rate:.3}",
+            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}",
             node.mv.to_vertex(game.size()),
+            self.last_reused,
             started.elapsed().as_secs_f64(),
             node.visits,
         );
@@ -473,6 +524,33 @@ impl PuctSearch {
                 nodes[id].mv != Move::Pass && nodes[id].visits > 0 && nodes[id].win_rate() >= floor
             })
             .unwrap_or(best)
+    }
+
+    /// The last search's tree under the moves played since, when it holds `game` with
+    /// `color` to move (the same first position, rules and moves before).
+    fn reused_tree(&mut self, game: &Game, color: Color) -> Option<Tree> {
+        let RootGame {
+            initial,
+            rules,
+            moves,
+        } = self.reusable.take()?;
+        if initial != game.initial_board().hash()
+            || rules != *game.rules()
+            || !game.moves().starts_with(&moves)
+        {
+            return None;
+        }
+        let nodes = &self.tree.nodes;
+        let mut at = ROOT;
+        for &(mover, mv) in &game.moves()[moves.len()..] {
+            at = nodes[at]
+                .children
+                .iter()
+                .copied()
+                .find(|&id| nodes[id].mv == mv && nodes[id].mover == mover)?;
+        }
+        (nodes[at].mover == color.opponent() && nodes[at].expanded && nodes[at].visits > 0)
+            .then(|| self.tree.subtree(at))
     }
 
     /// The visits a search makes at most under `budget`.
@@ -511,23 +589,44 @@ impl PuctSearch {
         run.sqrt_area = run.sqrt_area.sqrt();
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut rng = SmallRng::seed_from_u64(self.seed);
-        let mut tree = Tree::new(color.opponent());
-        let root_eval = run.evaluate(game, &run.position, color, rng.random_range(0..8));
-        run.center = root_eval.value.score;
-        let children: Vec<(Move, f32)> = root_eval
-            .children
-            .iter()
-            .copied()
-            .filter(|(mv, _)| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv))
-            .collect();
-        tree.expand(ROOT, &children, moves_ownership);
-        tree.nodes[ROOT].in_flight = 1;
-        tree.back_up(
-            &[ROOT],
-            root_eval.value,
-            run.utility(root_eval.value),
-            root_eval.ownership.as_deref(),
-        );
+        let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
+        let reused = if fresh {
+            self.reusable = None;
+            None
+        } else {
+            self.reused_tree(game, color)
+        };
+        self.last_reused = reused.as_ref().map_or(0, |t| t.nodes[ROOT].visits);
+        let (tree, has_children) = match reused {
+            Some(tree) => {
+                let root = &tree.nodes[ROOT];
+                run.center = root.lead / f64::from(root.visits);
+                let has_children = !root.children.is_empty();
+                (tree, has_children)
+            }
+            None => {
+                let mut tree = Tree::new(color.opponent());
+                let root_eval = run.evaluate(game, &run.position, color, rng.random_range(0..8));
+                run.center = root_eval.value.score;
+                let children: Vec<(Move, f32)> = root_eval
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|(mv, _)| {
+                        (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv)
+                    })
+                    .collect();
+                tree.expand(ROOT, &children, moves_ownership);
+                tree.nodes[ROOT].in_flight = 1;
+                tree.back_up(
+                    &[ROOT],
+                    root_eval.value,
+                    run.utility(root_eval.value),
+                    root_eval.ownership.as_deref(),
+                );
+                (tree, !children.is_empty())
+            }
+        };
         let max_visits = self.visits_for(budget);
         let threads = super::thread_count(self.settings.threads);
         let shared = Mutex::new(tree);
@@ -547,7 +646,7 @@ impl PuctSearch {
             let visits = u64::from(lock(&shared).nodes[ROOT].visits);
             let over = visits >= max_visits
                 || budget.expired()
-                || children.is_empty()
+                || !has_children
                 || clearly_ahead_after_target(&lock(&shared), budget);
             let Some((interval, callback)) = report.as_mut() else {
                 break;
@@ -599,7 +698,7 @@ impl PuctSearch {
         let mean_ownership = |node: &Node| {
             node.ownership.as_ref().filter(|o| !o.is_empty()).map(|o| {
                 o.iter()
-                    .map(|&s| to_color * (s / f64::from(node.visits.max(1))) as f32)
+                    .map(|&s| to_color * (s / f64::from(node.owned.max(1))) as f32)
                     .collect::<Vec<f32>>()
             })
         };

@@ -226,3 +226,35 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
     assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
     assert!(last.root.score.is_some());
 }
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_tree_is_reused_down_the_moves_played_and_only_there() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut search = net_search(80, 1);
+    let first = search.choose(&game, Color::Black, &Budget::default()).mv;
+    assert_eq!(search.last_reused, 0);
+    let tree = &search.tree;
+    let after_first = tree.nodes[ROOT]
+        .children
+        .iter()
+        .copied()
+        .find(|&id| tree.nodes[id].mv == first)
+        .expect("the move played is a root child");
+    let reply = tree.ranked_children(after_first)[0];
+    let (reply, reply_visits) = (tree.nodes[reply].mv, tree.nodes[reply].visits);
+    assert!(reply_visits >= 2);
+    game.play(Color::Black, first).unwrap();
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert_eq!(search.last_reused, reply_visits);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+    // A game that did not go through the tree starts afresh.
+    let mut other = Game::new(9, Rules::chinese(7.5));
+    other
+        .play(Color::Black, Move::Play(Point::new(9, 0, 0)))
+        .unwrap();
+    search.choose(&other, Color::White, &Budget::default());
+    assert_eq!(search.last_reused, 0);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+}
