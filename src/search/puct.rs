@@ -260,12 +260,13 @@ impl Tree {
         }
     }
 
-    /// The root's children, most visited first (ties by utility).
+    /// The root's children, most visited first (ties by utility, then prior).
     fn ranked_root_children(&self) -> Vec<usize> {
         self.ranked_children(ROOT)
     }
 
-    /// The children of `at`, most visited first (ties by utility).
+    /// The children of `at`, most visited first (ties by utility, then prior: a search cut
+    /// short before its first visits plays the net's policy).
     fn ranked_children(&self, at: usize) -> Vec<usize> {
         let mut children = self.nodes[at].children.clone();
         children.sort_by(|&a, &b| {
@@ -273,6 +274,7 @@ impl Tree {
             b.visits
                 .cmp(&a.visits)
                 .then(b.mover_utility().total_cmp(&a.mover_utility()))
+                .then(b.prior.total_cmp(&a.prior))
         });
         children
     }

@@ -258,3 +258,22 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     assert_eq!(search.last_reused, 0);
     assert_eq!(search.tree.nodes[ROOT].visits, 80);
 }
+
+#[test]
+fn unvisited_children_rank_by_prior() {
+    let tree = toy(&[0.2, 0.7, 0.1]);
+    assert_eq!(tree.ranked_root_children(), vec![2, 1, 3]);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_out_of_time_plays_the_policys_move() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let budget = Budget {
+        deadline: Some(Instant::now()),
+        ..Budget::default()
+    };
+    let choice = net_search(100, 1).choose(&game, Color::Black, &budget);
+    // E5 has the empty board's highest policy (0.2434).
+    assert_eq!(choice.mv.to_vertex(9), "E5");
+}
