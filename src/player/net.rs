@@ -18,6 +18,8 @@ const RESIGN_AFTER: u32 = 3;
 /// The player searching with a net.
 pub struct NetPlayer {
     search: PuctSearch,
+    /// Whether it thinks on the opponent's time.
+    ponder: bool,
     /// Searches in a row that found the game lost.
     losing_streak: u32,
 }
@@ -26,6 +28,7 @@ impl NetPlayer {
     /// A player searching with `net` under `settings` (playouts count visits).
     pub fn new(net: Arc<Net>, settings: SearchSettings) -> NetPlayer {
         NetPlayer {
+            ponder: settings.ponder,
             search: PuctSearch::new(net, settings),
             losing_streak: 0,
         }
@@ -67,5 +70,12 @@ impl Player for NetPlayer {
             progress.update(Update::Report(report))
         });
         Ok(())
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if !self.ponder {
+            return 0;
+        }
+        self.search.ponder(game, budget)
     }
 }

@@ -56,6 +56,8 @@ const DYNAMIC_SCORE_SCALE: f64 = 0.75;
 const DEFAULT_VISITS: u64 = 400;
 /// Root visits before a search's win rate is trusted enough to resign on.
 pub const MIN_VISITS_TO_RESIGN: u64 = 30;
+/// The most visits one ponder runs (a tree of about 30 MB).
+const PONDER_VISITS: u64 = 100_000;
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
 
@@ -506,6 +508,26 @@ impl PuctSearch {
             losing: trusted.then_some(win_rate < self.settings.resign_threshold),
             searched: true,
         }
+    }
+
+    /// Searches `game` for the player to move (the opponent) until `budget` stops it (at
+    /// most [`PONDER_VISITS`] visits, reused ones included), so that the next
+    /// [`PuctSearch::choose`] keeps the subtree of the move played; returns the visits run.
+    pub fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if budget.expired() || game.trailing_passes() >= 2 {
+            return 0;
+        }
+        let budget = Budget {
+            playouts: Some(budget.playouts.unwrap_or(PONDER_VISITS)),
+            ..budget.clone()
+        };
+        self.choose(game, game.to_move(), &budget);
+        self.last_visits - u64::from(self.last_reused)
+    }
+
+    /// The root visits the last search took over from the one before.
+    pub fn last_reused(&self) -> u32 {
+        self.last_reused
     }
 
     /// Under area scoring a pass is played only on a settled board, as tengen's own search

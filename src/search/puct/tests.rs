@@ -277,3 +277,23 @@ fn a_search_out_of_time_plays_the_policys_move() {
     // E5 has the empty board's highest policy (0.2434).
     assert_eq!(choice.mv.to_vertex(9), "E5");
 }
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn pondering_leaves_a_tree_for_the_next_move() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+        .unwrap();
+    let mut search = net_search(50, 1);
+    // Black ponders on White's move for 200 visits.
+    let ponder_budget = Budget {
+        playouts: Some(200),
+        ..Budget::default()
+    };
+    assert_eq!(search.ponder(&game, &ponder_budget), 200);
+    let tree = &search.tree;
+    let reply = tree.nodes[tree.ranked_root_children()[0]].mv;
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert!(search.last_reused() >= 20, "{}", search.last_reused());
+}
