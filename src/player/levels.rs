@@ -20,10 +20,20 @@ use crate::search::SearchSettings;
 /// How long an external engine may think about one move when its level does not say.
 const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_millis(10_000);
 
+/// Where a search level's network comes from.
+#[derive(Clone)]
+pub enum NetSource {
+    /// The caller loaded it once to share it (`None`: none was asked for, or it failed to
+    /// load): the level plays with this and loads nothing.
+    Loaded(Option<Arc<Net>>),
+    /// The level's own `net = "FILE"`, loaded when its player is made.
+    Level,
+}
+
 /// The player of `level`, analysing with the `mcts` level's player (the built-in one unless
-/// the file redefines it) where it cannot itself. `net`, when given, is the one loaded net
-/// that a search level (and the analyst) plays with instead of loading its own.
-pub fn player(config: &Config, level: &LevelConfig, net: Option<Arc<Net>>) -> Box<dyn Player> {
+/// the file redefines it) where it cannot itself; a search level (and the analyst) takes its
+/// net from `net`.
+pub fn player(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn Player> {
     let analyst_config = config.clone();
     let analyst_net = net.clone();
     Box::new(WithAnalyst::new(
@@ -35,14 +45,14 @@ pub fn player(config: &Config, level: &LevelConfig, net: Option<Arc<Net>>) -> Bo
     ))
 }
 
-/// A fresh player for `level` alone; `config` resolves external engines and fallback levels.
+/// A fresh player for `level` alone (a search level with the net its `net = "FILE"` names);
+/// `config` resolves external engines and fallback levels.
 pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
-    build_with_net(config, level, None)
+    build_with_net(config, level, NetSource::Level)
 }
 
-/// A fresh player for `level`: a search level searches with `net`, or else with the net its
-/// `net = "FILE"` names (loaded here), or else without one.
-fn build_with_net(config: &Config, level: &LevelConfig, net: Option<Arc<Net>>) -> Box<dyn Player> {
+/// A fresh player for `level`, a search level searching with the net `net` gives, if any.
+fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn Player> {
     match level {
         &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
         &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
@@ -50,7 +60,10 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: Option<Arc<Net>>) -
             settings,
             net: file,
         } => {
-            let net = net.or_else(|| file.as_ref().and_then(|f| load_net(&config.expand_path(f))));
+            let net = match net {
+                NetSource::Loaded(net) => net,
+                NetSource::Level => file.as_ref().and_then(|f| load_net(&config.expand_path(f))),
+            };
             match net {
                 Some(net) => Box::new(NetPlayer::new(net, settings.clone())),
                 None => Box::new(MctsPlayer::new(settings.clone())),
@@ -167,7 +180,7 @@ mod tests {
             reports(build(&config, easy).as_mut()),
             Err(PlayerError::CannotAnalyze)
         ));
-        let analysed = reports(player(&config, easy, None).as_mut()).unwrap();
+        let analysed = reports(player(&config, easy, NetSource::Level).as_mut()).unwrap();
         assert!(analysed >= 1, "{analysed} reports");
     }
 }
