@@ -21,7 +21,7 @@ use tengen::gtp::{self, Engine};
 use tengen::match_runner::stats::Sprt;
 use tengen::match_runner::time_control::TimeControl;
 use tengen::match_runner::{self, MatchOptions};
-use tengen::player::levels;
+use tengen::player::levels::{self, NetSource};
 use tengen::regress::{self, RegressOptions};
 use tengen::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::train::{self, TrainOptions};
@@ -542,14 +542,16 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
-    let (player, net_file) = match config.level(&level) {
-        Ok(level_config) => (
-            levels::player(&config, level_config),
-            args.net.or_else(|| levels::net_file(&config, level_config)),
-        ),
+    let level_config = match config.level(&level) {
+        Ok(level_config) => level_config,
         Err(e) => return fail(&e),
     };
-    let net = net_file.and_then(|file| levels::load_net(&file));
+    // One net, loaded once: the level's search and kata-raw-nn share it.
+    let net = args
+        .net
+        .or_else(|| levels::net_file(&config, level_config))
+        .and_then(|file| levels::load_net(&file));
+    let player = levels::player(&config, level_config, NetSource::Loaded(net.clone()));
     for line in config.unset_variables_for(&level) {
         log::warn!("{line}");
     }
@@ -776,7 +778,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
             ..SearchOverrides::default()
         };
         let config = config.clone().with_search_overrides(overrides);
-        levels::player(&config, &level.with_overrides(overrides))
+        levels::player(&config, &level.with_overrides(overrides), NetSource::Level)
     };
     analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
     ExitCode::SUCCESS

@@ -10,6 +10,7 @@ use super::external::ExternalEngine;
 use super::fallback::FallbackPlayer;
 use super::heuristic::HeuristicPlayer;
 use super::mcts::MctsPlayer;
+use super::net::NetPlayer;
 use super::random::RandomPlayer;
 use super::{Player, WithAnalyst};
 use crate::config::{ANALYST_LEVEL, Config, ExternalLevel, LevelConfig};
@@ -19,25 +20,55 @@ use crate::search::SearchSettings;
 /// How long an external engine may think about one move when its level does not say.
 const DEFAULT_MOVE_TIMEOUT: Duration = Duration::from_millis(10_000);
 
+/// Where a search level's network comes from.
+#[derive(Clone)]
+pub enum NetSource {
+    /// The caller loaded it once to share it (`None`: none was asked for, or it failed to
+    /// load): the level plays with this and loads nothing.
+    Loaded(Option<Arc<Net>>),
+    /// The level's own `net = "FILE"`, loaded when its player is made.
+    Level,
+}
+
 /// The player of `level`, analysing with the `mcts` level's player (the built-in one unless
-/// the file redefines it) where it cannot itself.
-pub fn player(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
+/// the file redefines it) where it cannot itself; a search level (and the analyst) takes its
+/// net from `net`.
+pub fn player(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn Player> {
     let analyst_config = config.clone();
+    let analyst_net = net.clone();
     Box::new(WithAnalyst::new(
-        build(config, level),
+        build_with_net(config, level, net),
         Box::new(move || match analyst_config.levels.get(ANALYST_LEVEL) {
-            Some(analyst) => build(&analyst_config, analyst),
+            Some(analyst) => build_with_net(&analyst_config, analyst, analyst_net.clone()),
             None => Box::new(MctsPlayer::new(SearchSettings::default())),
         }),
     ))
 }
 
-/// A fresh player for `level` alone; `config` resolves external engines and fallback levels.
+/// A fresh player for `level` alone (a search level with the net its `net = "FILE"` names);
+/// `config` resolves external engines and fallback levels.
 pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
+    build_with_net(config, level, NetSource::Level)
+}
+
+/// A fresh player for `level`, a search level searching with the net `net` gives, if any.
+fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn Player> {
     match level {
         &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
         &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
-        LevelConfig::Mcts { settings, .. } => Box::new(MctsPlayer::new(settings.clone())),
+        LevelConfig::Mcts {
+            settings,
+            net: file,
+        } => {
+            let net = match net {
+                NetSource::Loaded(net) => net,
+                NetSource::Level => file.as_ref().and_then(|f| load_net(&config.expand_path(f))),
+            };
+            match net {
+                Some(net) => Box::new(NetPlayer::new(net, settings.clone())),
+                None => Box::new(MctsPlayer::new(settings.clone())),
+            }
+        }
         LevelConfig::External(external) => {
             let effective = level.effective(config);
             if !std::ptr::eq(effective, level) {
@@ -45,7 +76,7 @@ pub fn build(config: &Config, level: &LevelConfig) -> Box<dyn Player> {
                     "engine {} is not present: its level plays as its fallback",
                     external.engine
                 );
-                return build(config, effective);
+                return build_with_net(config, effective, net);
             }
             Box::new(chain(config, external))
         }
@@ -149,7 +180,7 @@ mod tests {
             reports(build(&config, easy).as_mut()),
             Err(PlayerError::CannotAnalyze)
         ));
-        let analysed = reports(player(&config, easy).as_mut()).unwrap();
+        let analysed = reports(player(&config, easy, NetSource::Level).as_mut()).unwrap();
         assert!(analysed >= 1, "{analysed} reports");
     }
 }

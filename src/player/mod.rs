@@ -11,6 +11,7 @@ pub mod fallback;
 pub mod heuristic;
 pub mod levels;
 pub mod mcts;
+pub mod net;
 pub mod random;
 
 use std::fmt;

@@ -24,6 +24,7 @@ use crate::board::Move;
 use crate::config::{Config, LevelConfig};
 use crate::game::Game;
 use crate::game::score::{self, Assessment, StoneStatus};
+use crate::player::levels::NetSource;
 use crate::player::{AnalysisRequest, Answer, Budget, Player, Report, Silent, Update, levels};
 use crate::search::DEFAULT_PLAYOUTS;
 
@@ -220,7 +221,7 @@ impl Ai {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let player = match self.config.level(level) {
-            Ok(level) => levels::player(&self.config, level),
+            Ok(level) => levels::player(&self.config, level, NetSource::Level),
             // Levels are checked when a game is made; a game restored from a store written
             // under another config plays at the default level.
             Err(_) => levels::player(
@@ -228,6 +229,7 @@ impl Ai {
                 self.config
                     .level(&self.config.default_level)
                     .expect("the config's default level exists"),
+                NetSource::Level,
             ),
         };
         (id, player)

@@ -112,7 +112,7 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
     }
     let config = gtp_config();
     let level = config.level("easy").expect("the easy level");
-    let engine = Engine::new(levels::player(config, level));
+    let engine = Engine::new(levels::player(config, level, levels::NetSource::Level));
     gtp::serve(engine, Cursor::new(session), std::io::sink()).expect("writing to a sink");
 }
 

@@ -1,0 +1,81 @@
+//! The `mcts` level with a network: the PUCT search ([`crate::search::puct`]) as a player,
+//! resigning as the plain `mcts` level does (past the opening, after several searches in a
+//! row found the game lost).
+
+use std::sync::Arc;
+
+use log::info;
+
+use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
+use crate::board::Color;
+use crate::game::{Game, opening_length};
+use crate::net::Net;
+use crate::search::{PuctSearch, SearchSettings};
+
+/// Searches in a row that must find the game lost before the player resigns.
+const RESIGN_AFTER: u32 = 3;
+
+/// The player searching with a net.
+pub struct NetPlayer {
+    search: PuctSearch,
+    /// Whether it thinks on the opponent's time.
+    ponder: bool,
+    /// Searches in a row that found the game lost.
+    losing_streak: u32,
+}
+
+impl NetPlayer {
+    /// A player searching with `net` under `settings` (playouts count visits).
+    pub fn new(net: Arc<Net>, settings: SearchSettings) -> NetPlayer {
+        NetPlayer {
+            ponder: settings.ponder,
+            search: PuctSearch::new(net, settings),
+            losing_streak: 0,
+        }
+    }
+}
+
+impl Player for NetPlayer {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        let choice = self.search.choose(game, color, budget);
+        match choice.losing {
+            Some(true) => self.losing_streak += 1,
+            Some(false) => self.losing_streak = 0,
+            None => {}
+        }
+        if choice.searched && progress.listening() {
+            progress.update(Update::Report(&self.search.report(false)));
+        }
+        let past_opening = game.moves().len() >= opening_length(game.size());
+        if budget.may_resign && past_opening && self.losing_streak >= RESIGN_AFTER {
+            info!("net search: resigns after {RESIGN_AFTER} searches that found the game lost");
+            return Ok(Answer::Resign);
+        }
+        Ok(Answer::Move(choice.mv))
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        self.search.analyze(game, request, |report| {
+            progress.update(Update::Report(report))
+        });
+        Ok(())
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if !self.ponder {
+            return 0;
+        }
+        self.search.ponder(game, budget)
+    }
+}

@@ -1,0 +1,852 @@
+//! A PUCT search guided by a KataGo network: what the `mcts` level plays and analyses with
+//! when it has a net. The net's policy gives the priors, its value the leaves (no playouts).
+//!
+//! Values are kept from White's view and read from the view of the player choosing.
+//! A leaf's utility, as KataGo's `getScoreUtility` (searchhelpers.cpp) shapes it, is
+//!
+//! `u = (win - loss) + 0.1 * f(score, 0, 2) + 0.3 * f(score, center, 0.75)`,
+//! `f(s, c, k) = 2/pi * atan((s - c) / (k * sqrt(board area)))`,
+//!
+//! with `score` the net's expected score (`white_score_selfplay`) and `center` the root's
+//! expected score when the search starts. KataGo integrates `f` over a normal distribution of
+//! the score (its stdev from the score's square); this takes `f` at the mean.
+//!
+//! Selection is KataGo's PUCT: a child's `Q + c * P * sqrt(N) / (1 + n)` with
+//! `c = 1.0 + 0.45 * ln((N + 500) / 500)` (N: the visits of the parent's children, n the
+//! child's, both counting the visits in flight), and an unvisited child valued at its
+//! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
+//! root): first-play urgency. Threads share one tree under one lock, taken to descend and to
+//! back up, not while the net evaluates; a visit in flight counts as a loss for the player
+//! choosing (virtual loss). Each evaluation takes a random one of the net's eight symmetries.
+//! A game that ends in the tree (two passes) is scored by area on the board as it stands.
+//! The move played is the most visited root child.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use log::info;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::{AnalysisRequest, Budget, Choice, MoveInfo, Report, RootInfo, ScoreStats};
+use super::{PASS_MARGIN, SearchSettings, is_settled};
+use crate::board::{Color, Move, Point};
+use crate::game::regions::Regions;
+use crate::game::{Game, Rules, Scoring};
+use crate::net::inputs::{InputOptions, NetPosition};
+use crate::net::{DEFAULT_OPTIMISM, Net};
+
+/// KataGo's `cpuctExploration`.
+const CPUCT: f64 = 1.0;
+/// KataGo's `cpuctExplorationLog`.
+const CPUCT_LOG: f64 = 0.45;
+/// KataGo's `cpuctExplorationBase`.
+const CPUCT_BASE: f64 = 500.0;
+/// KataGo's `fpuReductionMax` below the root.
+const FPU_REDUCTION: f64 = 0.2;
+/// KataGo's `rootFpuReductionMax`.
+const ROOT_FPU_REDUCTION: f64 = 0.1;
+/// KataGo's `staticScoreUtilityFactor`, with its scale 2.
+const STATIC_SCORE_FACTOR: f64 = 0.1;
+const STATIC_SCORE_SCALE: f64 = 2.0;
+/// KataGo's `dynamicScoreUtilityFactor` and `dynamicScoreCenterScale`.
+const DYNAMIC_SCORE_FACTOR: f64 = 0.3;
+const DYNAMIC_SCORE_SCALE: f64 = 0.75;
+/// Visits of a move when neither the settings, the budget nor a clock limit the search.
+const DEFAULT_VISITS: u64 = 400;
+/// Root visits before a search's win rate is trusted enough to resign on.
+pub const MIN_VISITS_TO_RESIGN: u64 = 30;
+/// The most visits one ponder runs (a tree of about 30 MB).
+const PONDER_VISITS: u64 = 100_000;
+/// The longest principal variation reported.
+const MAX_PV: usize = 16;
+
+/// The index of the root in the tree.
+const ROOT: usize = 0;
+
+/// One node: a move and what the visits through it found, from White's view.
+#[derive(Clone, Debug)]
+struct Node {
+    mv: Move,
+    /// The player who played `mv` (at the root: the opponent of the player to move).
+    mover: Color,
+    prior: f32,
+    visits: u32,
+    in_flight: u32,
+    /// Sums over the visits, White's view.
+    utility: f64,
+    winloss: f64,
+    lead: f64,
+    lead_sq: f64,
+    children: Vec<usize>,
+    expanded: bool,
+    /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
+    /// for, at its children.
+    ownership: Option<Vec<f64>>,
+    /// The leaves summed into `ownership`.
+    owned: u32,
+}
+
+impl Node {
+    fn new(mv: Move, mover: Color, prior: f32) -> Node {
+        Node {
+            mv,
+            mover,
+            prior,
+            visits: 0,
+            in_flight: 0,
+            utility: 0.0,
+            winloss: 0.0,
+            lead: 0.0,
+            lead_sq: 0.0,
+            children: Vec::new(),
+            expanded: false,
+            ownership: None,
+            owned: 0,
+        }
+    }
+
+    /// The mean win rate of the player who played the move.
+    fn win_rate(&self) -> f64 {
+        if self.visits == 0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + sign(self.mover) * self.winloss / f64::from(self.visits))
+    }
+
+    /// The mean utility for the player who played the move.
+    fn mover_utility(&self) -> f64 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        sign(self.mover) * self.utility / f64::from(self.visits)
+    }
+
+    /// The mean lead and its deviation for `color`.
+    fn score_for(&self, color: Color) -> Option<ScoreStats> {
+        if self.visits == 0 {
+            return None;
+        }
+        let n = f64::from(self.visits);
+        let mean = self.lead / n;
+        let var = (self.lead_sq / n - mean * mean).max(0.0);
+        Some(ScoreStats {
+            mean: (sign(color) * mean) as f32,
+            stdev: var.sqrt() as f32,
+        })
+    }
+}
+
+/// 1 for White, -1 for Black: turns White's view into `color`'s.
+fn sign(color: Color) -> f64 {
+    match color {
+        Color::White => 1.0,
+        Color::Black => -1.0,
+    }
+}
+
+/// What one leaf is worth, from White's view.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Value {
+    winloss: f64,
+    /// The expected final score.
+    score: f64,
+    /// The lead (what komi would make the game even).
+    lead: f64,
+}
+
+/// A leaf's evaluation: its value, and for a position the net saw, the moves it opens with
+/// their priors and the net's ownership.
+struct Evaluation {
+    value: Value,
+    children: Vec<(Move, f32)>,
+    ownership: Option<Vec<f32>>,
+}
+
+/// The search tree: nodes in an arena, the root first.
+struct Tree {
+    nodes: Vec<Node>,
+}
+
+impl Tree {
+    fn new(root_mover: Color) -> Tree {
+        let mut root = Node::new(Move::Pass, root_mover, 1.0);
+        root.ownership = Some(Vec::new());
+        Tree { nodes: vec![root] }
+    }
+
+    /// The child of `at` that PUCT chooses.
+    fn select(&self, at: usize) -> Option<usize> {
+        let parent = &self.nodes[at];
+        let chooser = parent.mover.opponent();
+        let in_tree = |id: &usize| {
+            let n = &self.nodes[*id];
+            f64::from(n.visits + n.in_flight)
+        };
+        let total: f64 = parent.children.iter().map(in_tree).sum();
+        let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
+        let explore = cpuct * (total + 0.01).sqrt();
+        let parent_utility = if parent.visits == 0 {
+            0.0
+        } else {
+            sign(chooser) * parent.utility / f64::from(parent.visits)
+        };
+        let visited_policy: f64 = parent
+            .children
+            .iter()
+            .filter(|&&id| self.nodes[id].visits > 0)
+            .map(|&id| f64::from(self.nodes[id].prior))
+            .sum();
+        let reduction = if at == ROOT {
+            ROOT_FPU_REDUCTION
+        } else {
+            FPU_REDUCTION
+        };
+        let first_play = parent_utility - reduction * visited_policy.sqrt();
+        parent
+            .children
+            .iter()
+            .map(|&id| {
+                let child = &self.nodes[id];
+                let n = f64::from(child.visits + child.in_flight);
+                let q = if n == 0.0 {
+                    first_play
+                } else {
+                    (sign(chooser) * child.utility - f64::from(child.in_flight)) / n
+                };
+                (id, q + explore * f64::from(child.prior) / (1.0 + n))
+            })
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(id, _)| id)
+    }
+
+    /// Gives `at` its children (once).
+    fn expand(&mut self, at: usize, children: &[(Move, f32)], moves_ownership: bool) {
+        if self.nodes[at].expanded {
+            return;
+        }
+        let mover = self.nodes[at].mover.opponent();
+        let first = self.nodes.len();
+        for &(mv, prior) in children {
+            let mut node = Node::new(mv, mover, prior);
+            if at == ROOT && moves_ownership {
+                node.ownership = Some(Vec::new());
+            }
+            self.nodes.push(node);
+        }
+        let node = &mut self.nodes[at];
+        node.children = (first..first + children.len()).collect();
+        node.expanded = true;
+    }
+
+    /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
+    /// flight.
+    fn back_up(&mut self, path: &[usize], value: Value, utility: f64, ownership: Option<&[f32]>) {
+        for &id in path {
+            let node = &mut self.nodes[id];
+            node.in_flight = node.in_flight.saturating_sub(1);
+            node.visits += 1;
+            node.utility += utility;
+            node.winloss += value.winloss;
+            node.lead += value.lead;
+            node.lead_sq += value.lead * value.lead;
+            if let (Some(sum), Some(leaf)) = (node.ownership.as_mut(), ownership) {
+                if sum.is_empty() {
+                    sum.resize(leaf.len(), 0.0);
+                }
+                for (s, &o) in sum.iter_mut().zip(leaf) {
+                    *s += f64::from(o);
+                }
+                node.owned += 1;
+            }
+        }
+    }
+
+    /// The root's children, most visited first (ties by utility, then prior).
+    fn ranked_root_children(&self) -> Vec<usize> {
+        self.ranked_children(ROOT)
+    }
+
+    /// The children of `at`, most visited first (ties by utility, then prior: a search cut
+    /// short before its first visits plays the net's policy).
+    fn ranked_children(&self, at: usize) -> Vec<usize> {
+        let mut children = self.nodes[at].children.clone();
+        children.sort_by(|&a, &b| {
+            let (a, b) = (&self.nodes[a], &self.nodes[b]);
+            b.visits
+                .cmp(&a.visits)
+                .then(b.mover_utility().total_cmp(&a.mover_utility()))
+                .then(b.prior.total_cmp(&a.prior))
+        });
+        children
+    }
+
+    /// The subtree under `top` as a tree of its own, `top` its root (keeping its visits; its
+    /// ownership starts afresh).
+    fn subtree(&self, top: usize) -> Tree {
+        let mut nodes = vec![self.nodes[top].clone()];
+        let mut at = 0;
+        while at < nodes.len() {
+            let old = std::mem::take(&mut nodes[at].children);
+            let first = nodes.len();
+            nodes.extend(old.iter().map(|&id| Node {
+                ownership: None,
+                owned: 0,
+                ..self.nodes[id].clone()
+            }));
+            nodes[at].children = (first..first + old.len()).collect();
+            at += 1;
+        }
+        nodes[ROOT].ownership = Some(Vec::new());
+        nodes[ROOT].owned = 0;
+        Tree { nodes }
+    }
+
+    /// The line from `id` down its most visited children.
+    fn principal_variation(&self, id: usize) -> Vec<Move> {
+        let mut pv = vec![self.nodes[id].mv];
+        let mut at = id;
+        while pv.len() < MAX_PV {
+            let Some(&next) = self.nodes[at]
+                .children
+                .iter()
+                .filter(|&&c| self.nodes[c].visits > 0)
+                .max_by_key(|&&c| self.nodes[c].visits)
+            else {
+                break;
+            };
+            pv.push(self.nodes[next].mv);
+            at = next;
+        }
+        pv
+    }
+}
+
+/// How often a search reports, and to what: the search so far, and whether this is its last
+/// report; false when nobody listens any more.
+type Reporter<'a> = (Duration, &'a mut dyn FnMut(&PuctSearch, bool) -> bool);
+
+/// One search's fixed inputs.
+struct Run<'a> {
+    net: &'a Net,
+    game: &'a Game,
+    position: NetPosition,
+    /// The dynamic score utility's centre (White's view).
+    center: f64,
+    sqrt_area: f64,
+    moves_ownership: bool,
+}
+
+impl Run<'_> {
+    /// A leaf's utility from White's view (the formula in the module's comment).
+    fn utility(&self, value: Value) -> f64 {
+        let f = |center: f64, scale: f64| {
+            std::f64::consts::FRAC_2_PI * ((value.score - center) / (scale * self.sqrt_area)).atan()
+        };
+        value.winloss
+            + STATIC_SCORE_FACTOR * f(0.0, STATIC_SCORE_SCALE)
+            + DYNAMIC_SCORE_FACTOR * f(self.center, DYNAMIC_SCORE_SCALE)
+    }
+
+    /// `game` (the root's game after the path's moves, `to_move` to play) evaluated: scored
+    /// when two passes ended it, else by the net under `symmetry`, its children the moves the
+    /// rules allow.
+    fn evaluate(
+        &self,
+        game: &Game,
+        position: &NetPosition,
+        to_move: Color,
+        symmetry: usize,
+    ) -> Evaluation {
+        if game.trailing_passes() >= 2 {
+            let score = area_score(game);
+            return Evaluation {
+                value: Value {
+                    winloss: score.signum(),
+                    score,
+                    lead: score,
+                },
+                children: Vec::new(),
+                ownership: None,
+            };
+        }
+        let features = position.features(to_move, &InputOptions::default());
+        let out = self.net.evaluate(&features, symmetry, DEFAULT_OPTIMISM);
+        let size = game.size();
+        let mut children: Vec<(Move, f32)> = Vec::new();
+        for y in 0..size {
+            for x in 0..size {
+                let p = out.policy[y * size + x];
+                let mv = Move::Play(Point::new(size, x, size - 1 - y));
+                if p.is_finite() && game.legality(to_move, mv).is_ok() {
+                    children.push((mv, p.max(0.0)));
+                }
+            }
+        }
+        children.push((Move::Pass, out.policy_pass.max(0.0)));
+        let total: f32 = children.iter().map(|c| c.1).sum();
+        if total > 0.0 {
+            for c in &mut children {
+                c.1 /= total;
+            }
+        }
+        Evaluation {
+            value: Value {
+                winloss: f64::from(out.white_win - out.white_loss),
+                score: f64::from(out.white_score_selfplay),
+                lead: f64::from(out.white_lead),
+            },
+            children,
+            ownership: Some(out.white_ownership),
+        }
+    }
+}
+
+/// White's area score of `game` as its board stands (stones and the empty regions one colour
+/// surrounds), komi included.
+fn area_score(game: &Game) -> f64 {
+    let board = game.board();
+    let mut white_minus_black = 0i64;
+    for p in board.points() {
+        match board.color_at(p) {
+            Some(Color::White) => white_minus_black += 1,
+            Some(Color::Black) => white_minus_black -= 1,
+            None => {}
+        }
+    }
+    for region in Regions::of(board).iter() {
+        match region.owner() {
+            Some(Color::White) => white_minus_black += region.size() as i64,
+            Some(Color::Black) => white_minus_black -= region.size() as i64,
+            None => {}
+        }
+    }
+    white_minus_black as f64 + game.rules().komi
+}
+
+/// What a reused tree's root must have been: a game's first position (its hash), rules and
+/// moves.
+#[derive(Clone, Debug, PartialEq)]
+struct RootGame {
+    initial: u64,
+    rules: Rules,
+    moves: Vec<(Color, Move)>,
+}
+
+/// The PUCT search over one shared net.
+pub struct PuctSearch {
+    net: Arc<Net>,
+    settings: SearchSettings,
+    tree: Tree,
+    /// The colour the last search searched for.
+    color: Color,
+    /// Root visits of the last search.
+    last_visits: u64,
+    /// Root visits the last search took over from the one before.
+    last_reused: u32,
+    /// The game the tree's root stands for, while the tree may be reused.
+    reusable: Option<RootGame>,
+    seed: u64,
+}
+
+impl PuctSearch {
+    /// A search with `net`; of `settings` it reads playouts (as visits), threads, seed and
+    /// the resign threshold.
+    pub fn new(net: Arc<Net>, settings: SearchSettings) -> PuctSearch {
+        PuctSearch {
+            seed: settings.seed.unwrap_or_else(rand::random),
+            net,
+            settings,
+            tree: Tree::new(Color::White),
+            color: Color::Black,
+            last_visits: 0,
+            last_reused: 0,
+            reusable: None,
+        }
+    }
+
+    /// The net it searches with.
+    pub fn net(&self) -> &Arc<Net> {
+        &self.net
+    }
+
+    /// The move for `color` in `game` (not changed), searched within `budget`.
+    pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
+        let started = Instant::now();
+        let visits = self.search(game, color, budget, &[], &[], false, None);
+        self.reusable = Some(RootGame {
+            initial: game.initial_board().hash(),
+            rules: *game.rules(),
+            moves: game.moves().to_vec(),
+        });
+        let ranked: Vec<usize> = self
+            .tree
+            .ranked_root_children()
+            .into_iter()
+            .filter(|&id| game.legality(color, self.tree.nodes[id].mv).is_ok())
+            .collect();
+        let Some(&best) = ranked.first() else {
+            return Choice {
+                mv: Move::Pass,
+                losing: None,
+                searched: false,
+            };
+        };
+        let best = self.instead_of_pass(game, best, &ranked);
+        let node = &self.tree.nodes[best];
+        let win_rate = node.win_rate() as f32;
+        info!(
+            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}",
+            node.mv.to_vertex(game.size()),
+            self.last_reused,
+            started.elapsed().as_secs_f64(),
+            node.visits,
+        );
+        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget));
+        Choice {
+            mv: node.mv,
+            losing: trusted.then_some(win_rate < self.settings.resign_threshold),
+            searched: true,
+        }
+    }
+
+    /// Searches `game` for the player to move (the opponent) until `budget` stops it (at
+    /// most [`PONDER_VISITS`] visits, reused ones included), so that the next
+    /// [`PuctSearch::choose`] keeps the subtree of the move played; returns the visits run.
+    pub fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if budget.expired() || game.trailing_passes() >= 2 {
+            return 0;
+        }
+        let budget = Budget {
+            playouts: Some(budget.playouts.unwrap_or(PONDER_VISITS)),
+            ..budget.clone()
+        };
+        self.choose(game, game.to_move(), &budget);
+        self.last_visits - u64::from(self.last_reused)
+    }
+
+    /// The root visits the last search took over from the one before.
+    pub fn last_reused(&self) -> u32 {
+        self.last_reused
+    }
+
+    /// Under area scoring a pass is played only on a settled board, as tengen's own search
+    /// plays it: before that, the most visited move whose win rate is close to the pass's.
+    fn instead_of_pass(&self, game: &Game, best: usize, ranked: &[usize]) -> usize {
+        let nodes = &self.tree.nodes;
+        if nodes[best].mv != Move::Pass
+            || game.rules().scoring != Scoring::Area
+            || is_settled(game.board())
+        {
+            return best;
+        }
+        let floor = nodes[best].win_rate() - f64::from(PASS_MARGIN);
+        ranked
+            .iter()
+            .copied()
+            .find(|&id| {
+                nodes[id].mv != Move::Pass && nodes[id].visits > 0 && nodes[id].win_rate() >= floor
+            })
+            .unwrap_or(best)
+    }
+
+    /// The last search's tree under the moves played since, when it holds `game` with
+    /// `color` to move (the same first position, rules and moves before).
+    fn reused_tree(&mut self, game: &Game, color: Color) -> Option<Tree> {
+        let RootGame {
+            initial,
+            rules,
+            moves,
+        } = self.reusable.take()?;
+        if initial != game.initial_board().hash()
+            || rules != *game.rules()
+            || !game.moves().starts_with(&moves)
+        {
+            return None;
+        }
+        let nodes = &self.tree.nodes;
+        let mut at = ROOT;
+        for &(mover, mv) in &game.moves()[moves.len()..] {
+            at = nodes[at]
+                .children
+                .iter()
+                .copied()
+                .find(|&id| nodes[id].mv == mv && nodes[id].mover == mover)?;
+        }
+        (nodes[at].mover == color.opponent() && nodes[at].expanded && nodes[at].visits > 0)
+            .then(|| self.tree.subtree(at))
+    }
+
+    /// The visits a search makes at most under `budget`.
+    fn visits_for(&self, budget: &Budget) -> u64 {
+        match (budget.playouts.or(self.settings.playouts), budget.deadline) {
+            (Some(n), _) => n.max(1),
+            (None, Some(_)) => u64::MAX,
+            (None, None) => DEFAULT_VISITS,
+        }
+    }
+
+    /// Searches `game` for `color` within `budget` (root moves restricted to `allow` when
+    /// not empty, never `avoid`), calling `report` (when given) about every `interval`;
+    /// returns the root's visits.
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        allow: &[Move],
+        avoid: &[Move],
+        moves_ownership: bool,
+        mut report: Option<Reporter<'_>>,
+    ) -> u64 {
+        let size = game.size();
+        let net = Arc::clone(&self.net);
+        let mut run = Run {
+            net: &net,
+            game,
+            position: NetPosition::from_game(game),
+            center: 0.0,
+            sqrt_area: (size * size) as f64,
+            moves_ownership,
+        };
+        run.sqrt_area = run.sqrt_area.sqrt();
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut rng = SmallRng::seed_from_u64(self.seed);
+        let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
+        let reused = if fresh {
+            self.reusable = None;
+            None
+        } else {
+            self.reused_tree(game, color)
+        };
+        self.last_reused = reused.as_ref().map_or(0, |t| t.nodes[ROOT].visits);
+        let (tree, has_children) = match reused {
+            Some(tree) => {
+                let root = &tree.nodes[ROOT];
+                run.center = root.lead / f64::from(root.visits);
+                let has_children = !root.children.is_empty();
+                (tree, has_children)
+            }
+            None => {
+                let mut tree = Tree::new(color.opponent());
+                let root_eval = run.evaluate(game, &run.position, color, rng.random_range(0..8));
+                run.center = root_eval.value.score;
+                let children: Vec<(Move, f32)> = root_eval
+                    .children
+                    .iter()
+                    .copied()
+                    .filter(|(mv, _)| {
+                        (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv)
+                    })
+                    .collect();
+                tree.expand(ROOT, &children, moves_ownership);
+                tree.nodes[ROOT].in_flight = 1;
+                tree.back_up(
+                    &[ROOT],
+                    root_eval.value,
+                    run.utility(root_eval.value),
+                    root_eval.ownership.as_deref(),
+                );
+                (tree, !children.is_empty())
+            }
+        };
+        let max_visits = self.visits_for(budget);
+        let threads = super::thread_count(self.settings.threads);
+        let shared = Mutex::new(tree);
+        let mut next_report = Instant::now() + report.as_ref().map_or(Default::default(), |r| r.0);
+        loop {
+            let chunk_end = report.as_ref().map(|_| next_report);
+            std::thread::scope(|scope| {
+                for thread in 0..threads {
+                    let (run, shared) = (&run, &shared);
+                    let seed = self.seed ^ (thread as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+                    scope.spawn(move || {
+                        let mut rng = SmallRng::seed_from_u64(seed);
+                        while visit(run, shared, &mut rng, max_visits, budget, chunk_end) {}
+                    });
+                }
+            });
+            let visits = u64::from(lock(&shared).nodes[ROOT].visits);
+            let over = visits >= max_visits
+                || budget.expired()
+                || !has_children
+                || clearly_ahead_after_target(&lock(&shared), budget);
+            let Some((interval, callback)) = report.as_mut() else {
+                break;
+            };
+            std::mem::swap(&mut self.tree, &mut *lock(&shared));
+            self.color = color;
+            self.last_visits = visits;
+            let listening = callback(self, over);
+            std::mem::swap(&mut self.tree, &mut *lock(&shared));
+            if over || !listening {
+                break;
+            }
+            next_report = Instant::now() + *interval;
+        }
+        self.tree = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.color = color;
+        self.last_visits = u64::from(self.tree.nodes[ROOT].visits);
+        self.last_visits
+    }
+
+    /// Analyses `game` as `request` asks, calling `report` every interval and at the end.
+    pub fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        mut report: impl FnMut(&Report) -> bool,
+    ) {
+        let mut callback = |search: &PuctSearch, last: bool| {
+            let mut state = search.report(request.ownership);
+            state.last = last;
+            report(&state)
+        };
+        self.search(
+            game,
+            request.color,
+            &request.budget,
+            &request.allow,
+            &request.avoid,
+            request.moves_ownership,
+            Some((request.interval, &mut callback)),
+        );
+    }
+
+    /// The last search as a report (`last` set), with ownership when `ownership`.
+    pub fn report(&self, ownership: bool) -> Report {
+        let tree = &self.tree;
+        let color = self.color;
+        let to_color = sign(color) as f32;
+        let mean_ownership = |node: &Node| {
+            node.ownership.as_ref().filter(|o| !o.is_empty()).map(|o| {
+                o.iter()
+                    .map(|&s| to_color * (s / f64::from(node.owned.max(1))) as f32)
+                    .collect::<Vec<f32>>()
+            })
+        };
+        let moves: Vec<MoveInfo> = tree
+            .ranked_root_children()
+            .into_iter()
+            .filter(|&id| tree.nodes[id].visits > 0)
+            .enumerate()
+            .map(|(order, id)| {
+                let node = &tree.nodes[id];
+                let winrate = node.win_rate() as f32;
+                let spread = (winrate * (1.0 - winrate) / node.visits as f32).sqrt();
+                MoveInfo {
+                    mv: node.mv,
+                    visits: node.visits,
+                    winrate,
+                    prior: node.prior,
+                    lcb: (winrate - 1.96 * spread).max(0.0),
+                    order,
+                    pv: tree.principal_variation(id),
+                    score: node.score_for(color),
+                    ownership: mean_ownership(node),
+                }
+            })
+            .collect();
+        let root = &tree.nodes[ROOT];
+        Report {
+            moves,
+            root: RootInfo {
+                visits: u64::from(root.visits),
+                winrate: (0.5 * (1.0 + sign(color) * root.winloss / f64::from(root.visits.max(1))))
+                    as f32,
+                score: root.score_for(color),
+            },
+            ownership: if ownership {
+                mean_ownership(root)
+            } else {
+                None
+            },
+            last: true,
+        }
+    }
+}
+
+/// Whether the budget's target time has passed with the most visited root child at least
+/// twice the next one's visits.
+fn clearly_ahead_after_target(tree: &Tree, budget: &Budget) -> bool {
+    if budget.target.is_none_or(|t| Instant::now() < t) {
+        return false;
+    }
+    let ranked = tree.ranked_root_children();
+    let visits = |i: usize| ranked.get(i).map_or(0, |&id| tree.nodes[id].visits);
+    visits(0) >= 2 * visits(1)
+}
+
+/// The tree, even if a thread panicked holding it.
+fn lock(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
+    tree.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One visit: down the tree by PUCT (virtual losses on the way), the leaf evaluated without
+/// the lock, then expanded and backed up. False when the search is over (its visits, its
+/// budget, or `until`).
+fn visit(
+    run: &Run<'_>,
+    shared: &Mutex<Tree>,
+    rng: &mut SmallRng,
+    max_visits: u64,
+    budget: &Budget,
+    until: Option<Instant>,
+) -> bool {
+    if budget.expired() || until.is_some_and(|t| Instant::now() >= t) {
+        return false;
+    }
+    let mut game = run.game.clone();
+    let mut position = run.position.clone();
+    let mut path = vec![ROOT];
+    let mut to_move: Color;
+    {
+        let mut tree = lock(shared);
+        let root = &tree.nodes[ROOT];
+        if u64::from(root.visits + root.in_flight) >= max_visits || root.children.is_empty() {
+            return false;
+        }
+        if clearly_ahead_after_target(&tree, budget) {
+            return false;
+        }
+        tree.nodes[ROOT].in_flight += 1;
+        to_move = tree.nodes[ROOT].mover.opponent();
+        let mut at = ROOT;
+        while tree.nodes[at].expanded && game.trailing_passes() < 2 {
+            let Some(child) = tree.select(at) else {
+                break;
+            };
+            let (mover, mv) = (tree.nodes[child].mover, tree.nodes[child].mv);
+            if game.play(mover, mv).is_err() {
+                break;
+            }
+            tree.nodes[child].in_flight += 1;
+            path.push(child);
+            at = child;
+            position.play(mover, mv);
+            to_move = mover.opponent();
+        }
+    }
+    let evaluation = run.evaluate(&game, &position, to_move, rng.random_range(0..8));
+    let utility = run.utility(evaluation.value);
+    let mut tree = lock(shared);
+    let leaf = path[path.len() - 1];
+    if !evaluation.children.is_empty() {
+        tree.expand(
+            leaf,
+            &evaluation.children,
+            run.moves_ownership && leaf == ROOT,
+        );
+    }
+    tree.back_up(
+        &path,
+        evaluation.value,
+        utility,
+        evaluation.ownership.as_deref(),
+    );
+    true
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,299 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::*;
+use crate::game::Rules;
+
+/// A root (Black to move) with children of `priors`, none visited.
+fn toy(priors: &[f32]) -> Tree {
+    let mut tree = Tree::new(Color::White);
+    let children: Vec<(Move, f32)> = priors
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (Move::Play(Point::new(9, i, 0)), p))
+        .collect();
+    tree.expand(ROOT, &children, false);
+    tree
+}
+
+/// One visit along `path` worth `winloss` for White (its utility the same).
+fn back_up(tree: &mut Tree, path: &[usize], winloss: f64) {
+    for &id in path {
+        tree.nodes[id].in_flight += 1;
+    }
+    let value = Value {
+        winloss,
+        score: 0.0,
+        lead: 0.0,
+    };
+    tree.back_up(path, value, winloss, None);
+}
+
+#[test]
+fn an_unvisited_root_picks_the_highest_prior() {
+    let tree = toy(&[0.2, 0.7, 0.1]);
+    assert_eq!(tree.select(ROOT), Some(2));
+}
+
+#[test]
+fn backing_up_counts_a_win_for_the_player_who_moved() {
+    let mut tree = toy(&[0.5, 0.5]);
+    // A White win through Black's first move: that move lost for Black, the root (White's
+    // view, White having "moved" into it) won.
+    back_up(&mut tree, &[ROOT, 1], 1.0);
+    assert_eq!(tree.nodes[1].visits, 1);
+    assert_eq!(tree.nodes[1].in_flight, 0);
+    assert_eq!(tree.nodes[1].win_rate(), 0.0);
+    assert_eq!(tree.nodes[ROOT].win_rate(), 1.0);
+    assert_eq!(tree.nodes[1].mover_utility(), -1.0);
+}
+
+#[test]
+fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
+    let mut tree = toy(&[0.6, 0.4]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    // Black loses every visit through its favourite: it turns to the other move.
+    back_up(&mut tree, &[ROOT, 1], 1.0);
+    assert_eq!(tree.select(ROOT), Some(2));
+    // With wins instead it stays.
+    let mut tree = toy(&[0.6, 0.4]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    back_up(&mut tree, &[ROOT, 1], -1.0);
+    assert_eq!(tree.select(ROOT), Some(1));
+}
+
+#[test]
+fn first_play_urgency_is_the_parent_value_less_the_reduction() {
+    // After the root's visit (worth 0) and one of child 1 (prior 0.64) worth v to White, an
+    // unvisited child is worth the root's mean for Black, -v / 2, less 0.1 * sqrt(0.64).
+    // With c = 1 + 0.45 ln(501 / 500) and sqrt(1.01) for the one visit: child 1 scores
+    // -v + 0.3219, child 2 (prior 0.36) -v / 2 - 0.08 + 0.3621. v = 0: 0.3219 against
+    // 0.2821, child 1 leads; v = 0.1: 0.2219 against 0.2321, child 2 does.
+    let setup = |white_value: f64| {
+        let mut tree = toy(&[0.64, 0.36]);
+        back_up(&mut tree, &[ROOT], 0.0);
+        back_up(&mut tree, &[ROOT, 1], white_value);
+        tree
+    };
+    assert_eq!(setup(0.0).select(ROOT), Some(1));
+    assert_eq!(setup(0.1).select(ROOT), Some(2));
+}
+
+#[test]
+fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
+    let mut tree = toy(&[0.5, 0.5]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    back_up(&mut tree, &[ROOT, 1], 0.0);
+    back_up(&mut tree, &[ROOT, 2], 0.0);
+    let first = tree.select(ROOT).unwrap();
+    tree.nodes[first].in_flight += 1;
+    let second = tree.select(ROOT).unwrap();
+    assert_ne!(first, second);
+}
+
+#[test]
+fn an_ended_game_is_scored_by_area_with_komi() {
+    let mut game = Game::from_rows(
+        &[
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+        ],
+        Rules::chinese(7.5),
+    );
+    game.play(Color::Black, Move::Pass).unwrap();
+    game.play(Color::White, Move::Pass).unwrap();
+    // Black 4 columns, White 5: White by 9 + 7.5.
+    assert_eq!(area_score(&game), 9.0 + 7.5);
+}
+
+fn real_net() -> Arc<Net> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+    Arc::new(Net::load(&file).expect("the real net loads"))
+}
+
+fn net_search(visits: u64, threads: usize) -> PuctSearch {
+    PuctSearch::new(
+        real_net(),
+        SearchSettings {
+            playouts: Some(visits),
+            threads,
+            seed: Some(1),
+            ..SearchSettings::default()
+        },
+    )
+}
+
+/// Black's move in `rows` (Chinese rules, komi 7.5) after `visits` visits on `threads`.
+fn black_move(rows: &[&str], visits: u64, threads: usize) -> String {
+    let game = Game::from_rows(rows, Rules::chinese(7.5));
+    let choice = net_search(visits, threads).choose(&game, Color::Black, &Budget::default());
+    assert!(choice.searched);
+    choice.mv.to_vertex(9)
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_net_search_captures_to_save_its_own_stones() {
+    // Black's four stones in atari can only be saved by taking F6 at E6.
+    let rows = [
+        ".........",
+        "..OOOO...",
+        ".OXXXXO..",
+        "..OO.OX..",
+        ".....X...",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+    ];
+    assert_eq!(black_move(&rows, 40, 1), "E6");
+    assert_eq!(black_move(&rows, 40, 2), "E6");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_net_search_saves_three_stones_in_atari() {
+    let rows = [
+        ".........",
+        ".........",
+        "...O.....",
+        "..OXO....",
+        "..OXO....",
+        "..OX.X...",
+        "...OXX...",
+        ".........",
+        ".........",
+    ];
+    assert_eq!(black_move(&rows, 40, 1), "E4");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn an_analysis_reports_moves_and_the_nets_ownership() {
+    let game = Game::from_rows(
+        &[
+            ".........",
+            ".........",
+            "..X...O..",
+            ".........",
+            ".........",
+            ".........",
+            "..X...O..",
+            ".........",
+            ".........",
+        ],
+        Rules::chinese(7.5),
+    );
+    let request = AnalysisRequest {
+        color: Color::Black,
+        interval: Duration::from_secs(3600),
+        allow: Vec::new(),
+        avoid: vec![Move::Pass],
+        ownership: true,
+        moves_ownership: true,
+        budget: Budget {
+            playouts: Some(60),
+            ..Budget::default()
+        },
+    };
+    let mut reports = Vec::new();
+    net_search(60, 2).analyze(&game, &request, |r| {
+        reports.push(r.clone());
+        true
+    });
+    let last = reports.last().expect("a report");
+    assert!(last.last);
+    assert_eq!(last.root.visits, 60);
+    let visits: u32 = last.moves.iter().map(|m| m.visits).sum();
+    assert_eq!(visits, 59, "every visit but the root's goes to a move");
+    assert!(last.moves.iter().all(|m| m.mv != Move::Pass));
+    assert!(last.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+    let ownership = last.ownership.as_ref().expect("ownership");
+    assert_eq!(ownership.len(), 81);
+    // Black's stones on the left are Black's, White's on the right White's: from Black's
+    // view C7 (row 2, column 2) is near 1, G7 near -1.
+    assert!(ownership[2 * 9 + 2] > 0.5, "{ownership:?}");
+    assert!(ownership[2 * 9 + 6] < -0.5, "{ownership:?}");
+    let best = &last.moves[0];
+    assert_eq!(best.ownership.as_ref().map(Vec::len), Some(81));
+    assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
+    assert!(last.root.score.is_some());
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_tree_is_reused_down_the_moves_played_and_only_there() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut search = net_search(80, 1);
+    let first = search.choose(&game, Color::Black, &Budget::default()).mv;
+    assert_eq!(search.last_reused, 0);
+    let tree = &search.tree;
+    let after_first = tree.nodes[ROOT]
+        .children
+        .iter()
+        .copied()
+        .find(|&id| tree.nodes[id].mv == first)
+        .expect("the move played is a root child");
+    let reply = tree.ranked_children(after_first)[0];
+    let (reply, reply_visits) = (tree.nodes[reply].mv, tree.nodes[reply].visits);
+    assert!(reply_visits >= 2);
+    game.play(Color::Black, first).unwrap();
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert_eq!(search.last_reused, reply_visits);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+    // A game that did not go through the tree starts afresh.
+    let mut other = Game::new(9, Rules::chinese(7.5));
+    other
+        .play(Color::Black, Move::Play(Point::new(9, 0, 0)))
+        .unwrap();
+    search.choose(&other, Color::White, &Budget::default());
+    assert_eq!(search.last_reused, 0);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+}
+
+#[test]
+fn unvisited_children_rank_by_prior() {
+    let tree = toy(&[0.2, 0.7, 0.1]);
+    assert_eq!(tree.ranked_root_children(), vec![2, 1, 3]);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_out_of_time_plays_the_policys_move() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let budget = Budget {
+        deadline: Some(Instant::now()),
+        ..Budget::default()
+    };
+    let choice = net_search(100, 1).choose(&game, Color::Black, &budget);
+    // E5 has the empty board's highest policy (0.2434).
+    assert_eq!(choice.mv.to_vertex(9), "E5");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn pondering_leaves_a_tree_for_the_next_move() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+        .unwrap();
+    let mut search = net_search(50, 1);
+    // Black ponders on White's move for 200 visits.
+    let ponder_budget = Budget {
+        playouts: Some(200),
+        ..Budget::default()
+    };
+    assert_eq!(search.ponder(&game, &ponder_budget), 200);
+    let tree = &search.tree;
+    let reply = tree.nodes[tree.ranked_root_children()[0]].mv;
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert!(search.last_reused() >= 20, "{}", search.last_reused());
+}
