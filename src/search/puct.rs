@@ -33,7 +33,7 @@ use super::{PASS_MARGIN, SearchSettings, is_settled};
 use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
 use crate::game::{Game, Rules, Scoring};
-use crate::net::inputs::{InputOptions, NetPosition};
+use crate::net::inputs::NetPosition;
 use crate::net::{DEFAULT_OPTIMISM, Net};
 
 /// KataGo's `cpuctExploration`.
@@ -370,7 +370,7 @@ impl Run<'_> {
                 ownership: None,
             };
         }
-        let features = position.features(to_move, &InputOptions::default());
+        let features = position.features(to_move, &self.net.input_options());
         let out = self.net.evaluate(&features, symmetry, DEFAULT_OPTIMISM);
         let size = game.size();
         let mut children: Vec<(Move, f32)> = Vec::new();
