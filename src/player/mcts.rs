@@ -1,22 +1,17 @@
 //! The `mcts` level: tengen's own search ([`crate::search`]) as a player, which resigns
 //! only past the opening and after several searches in a row found the game lost.
 
-use log::info;
-
-use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
+use super::{AnalysisRequest, Answer, Budget, LosingStreak, Player, PlayerError, Progress, Update};
 use crate::board::Color;
 use crate::book::Opening;
-use crate::game::{Game, opening_length};
+use crate::game::Game;
 use crate::search::{Search, SearchSettings};
-
-/// Searches in a row that must find the game lost before the player resigns.
-const RESIGN_AFTER: u32 = 3;
 
 /// The MCTS player.
 pub struct MctsPlayer {
     search: Search,
     /// Searches in a row that found the game lost.
-    losing_streak: u32,
+    losing_streak: LosingStreak,
     /// Whether it thinks on the opponent's time.
     ponder: bool,
     /// The opening book's chooser, when the level plays from the book.
@@ -30,7 +25,7 @@ impl MctsPlayer {
             ponder: settings.ponder,
             book: settings.book.then(|| Opening::new(settings.seed)),
             search: Search::new(settings),
-            losing_streak: 0,
+            losing_streak: LosingStreak::default(),
         }
     }
 }
@@ -47,17 +42,10 @@ impl Player for MctsPlayer {
             return Ok(Answer::Move(mv));
         }
         let choice = self.search.choose(game, color, budget);
-        match choice.losing {
-            Some(true) => self.losing_streak += 1,
-            Some(false) => self.losing_streak = 0,
-            None => {}
-        }
         if choice.searched && progress.listening() {
             progress.update(Update::Report(&self.search.root_report()));
         }
-        let past_opening = game.moves().len() >= opening_length(game.size());
-        if budget.may_resign && past_opening && self.losing_streak >= RESIGN_AFTER {
-            info!("mcts: resigns after {RESIGN_AFTER} searches that found the game lost");
+        if self.losing_streak.resigns(&choice, game, budget, "mcts") {
             return Ok(Answer::Resign);
         }
         Ok(Answer::Move(choice.mv))
@@ -87,7 +75,7 @@ impl Player for MctsPlayer {
 mod tests {
     use super::*;
     use crate::board::Move;
-    use crate::game::Rules;
+    use crate::game::{Rules, opening_length};
     use crate::player::Silent;
     use crate::search::MIN_PLAYOUTS_TO_RESIGN;
 

@@ -17,7 +17,8 @@ pub mod random;
 use std::fmt;
 
 use crate::board::{Color, Move, Point};
-use crate::game::Game;
+use crate::game::{Game, opening_length};
+use crate::search::Choice;
 pub use crate::search::{AnalysisRequest, Budget, MoveInfo, Report, RootInfo, ScoreStats};
 pub use external::ExternalError;
 
@@ -241,4 +242,30 @@ pub fn plain_move(player: &mut dyn Player, game: &Game, color: Color) -> Answer 
     player
         .genmove(game, color, &Budget::default(), &mut Silent)
         .unwrap_or(Answer::Move(Move::Pass))
+}
+
+/// Searches in a row that must find the game lost before a search level resigns.
+const RESIGN_AFTER: u32 = 3;
+
+/// When a search level (with a net or without) resigns: only past the opening, after
+/// [`RESIGN_AFTER`] searches in a row found the game lost.
+#[derive(Default)]
+struct LosingStreak(u32);
+
+impl LosingStreak {
+    /// Counts `choice`'s verdict (a move without one leaves the count as it is) and says
+    /// whether `who` resigns now instead of playing it.
+    fn resigns(&mut self, choice: &Choice, game: &Game, budget: &Budget, who: &str) -> bool {
+        match choice.losing {
+            Some(true) => self.0 += 1,
+            Some(false) => self.0 = 0,
+            None => {}
+        }
+        let past_opening = game.moves().len() >= opening_length(game.size());
+        let resigns = budget.may_resign && past_opening && self.0 >= RESIGN_AFTER;
+        if resigns {
+            log::info!("{who}: resigns after {RESIGN_AFTER} searches that found the game lost");
+        }
+        resigns
+    }
 }

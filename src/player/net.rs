@@ -4,16 +4,11 @@
 
 use std::sync::Arc;
 
-use log::info;
-
-use super::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
+use super::{AnalysisRequest, Answer, Budget, LosingStreak, Player, PlayerError, Progress, Update};
 use crate::board::Color;
-use crate::game::{Game, opening_length};
+use crate::game::Game;
 use crate::net::Net;
 use crate::search::{PuctSearch, SearchSettings};
-
-/// Searches in a row that must find the game lost before the player resigns.
-const RESIGN_AFTER: u32 = 3;
 
 /// The player searching with a net.
 pub struct NetPlayer {
@@ -21,7 +16,7 @@ pub struct NetPlayer {
     /// Whether it thinks on the opponent's time.
     ponder: bool,
     /// Searches in a row that found the game lost.
-    losing_streak: u32,
+    losing_streak: LosingStreak,
 }
 
 impl NetPlayer {
@@ -30,7 +25,7 @@ impl NetPlayer {
         NetPlayer {
             ponder: settings.ponder,
             search: PuctSearch::new(net, settings),
-            losing_streak: 0,
+            losing_streak: LosingStreak::default(),
         }
     }
 }
@@ -44,17 +39,13 @@ impl Player for NetPlayer {
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
         let choice = self.search.choose(game, color, budget);
-        match choice.losing {
-            Some(true) => self.losing_streak += 1,
-            Some(false) => self.losing_streak = 0,
-            None => {}
-        }
         if choice.searched && progress.listening() {
             progress.update(Update::Report(&self.search.report(false)));
         }
-        let past_opening = game.moves().len() >= opening_length(game.size());
-        if budget.may_resign && past_opening && self.losing_streak >= RESIGN_AFTER {
-            info!("net search: resigns after {RESIGN_AFTER} searches that found the game lost");
+        if self
+            .losing_streak
+            .resigns(&choice, game, budget, "net search")
+        {
             return Ok(Answer::Resign);
         }
         Ok(Answer::Move(choice.mv))
