@@ -22,6 +22,11 @@ pub const CONFIG_VAR: &str = "TENGEN_CONFIG";
 /// The level whose player analyses for levels that cannot.
 pub const ANALYST_LEVEL: &str = "mcts";
 
+/// The built-in level of tengen's search with the network found on this machine
+/// ([`locate::network_file`]), defined only where one is found: `hard` and `expert` play it
+/// when KataGo is absent.
+pub const NET_LEVEL: &str = "net";
+
 /// The largest `lag_reserve_ms` taken: a minute.
 const MAX_LAG_RESERVE_MS: u64 = 60_000;
 
@@ -42,7 +47,8 @@ pub enum LevelConfig {
         /// Fixed seed for reproducible games; random when absent.
         seed: Option<u64>,
     },
-    /// tengen's own Monte Carlo tree search (the `mcts` level, and `hard` without KataGo).
+    /// tengen's own search: Monte Carlo playouts, or PUCT guided by a network when it has one
+    /// (the `mcts` and `net` levels, and `hard` without KataGo).
     Mcts {
         settings: SearchSettings,
         /// The KataGo network file the level loads (`net = "FILE"`), as written: see
@@ -109,15 +115,26 @@ impl LevelConfig {
         let kind = match self {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
-            LevelConfig::Mcts { settings, net } => {
-                let playouts = settings
-                    .playouts
-                    .map_or(String::new(), |n| format!(", {n} playouts"));
-                let net = net.as_ref().map_or(String::new(), |n| {
-                    format!(", net {}", config.expand_path(n).display())
-                });
-                format!("mcts{playouts}{net}")
-            }
+            LevelConfig::Mcts { settings, net } => match net {
+                None => {
+                    let playouts = settings
+                        .playouts
+                        .map_or(String::new(), |n| format!(", {n} playouts"));
+                    format!("mcts{playouts}")
+                }
+                Some(file) => {
+                    let visits = settings
+                        .playouts
+                        .map_or(String::new(), |n| format!(", {n} visits"));
+                    let file = config.expand_path(file);
+                    let missing = if file.is_file() {
+                        ""
+                    } else {
+                        ": file missing, plays as mcts"
+                    };
+                    format!("search with net {}{visits}{missing}", file.display())
+                }
+            },
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
                 format!("engine {} (fallback {fallback})", external.engine)
@@ -292,7 +309,16 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 impl Default for Config {
+    /// The built-in levels, with the network found on this machine, if any.
     fn default() -> Config {
+        Config::builtin(locate::network_file())
+    }
+}
+
+impl Config {
+    /// The built-in levels: `hard` and `expert` play KataGo, else tengen's search with
+    /// `network` (the [`NET_LEVEL`], defined when there is one), else without one.
+    fn builtin(network: Option<String>) -> Config {
         let katago = |fallback: &[&str], move_timeout_ms| {
             LevelConfig::External(ExternalLevel {
                 engine: KATAGO.to_string(),
@@ -302,16 +328,28 @@ impl Default for Config {
                 only_if_present: Some(true),
             })
         };
-        let levels = BTreeMap::from([
+        // Expert falls back along hard's chain, then to medium.
+        let hard_chain: &[&str] = match network {
+            Some(_) => &[NET_LEVEL, "mcts"],
+            None => &["mcts"],
+        };
+        let mut levels = BTreeMap::from([
             ("easy".to_string(), LevelConfig::Random { seed: None }),
             ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
             ("mcts".to_string(), LevelConfig::builtin_mcts()),
-            ("hard".to_string(), katago(&["mcts"], None)),
+            ("hard".to_string(), katago(hard_chain, None)),
             (
                 "expert".to_string(),
-                katago(&["mcts", "medium"], Some(10_000)),
+                katago(&[hard_chain, &["medium"]].concat(), Some(10_000)),
             ),
         ]);
+        if let Some(file) = network {
+            let net = LevelConfig::Mcts {
+                settings: SearchSettings::default(),
+                net: Some(file),
+            };
+            levels.insert(NET_LEVEL.to_string(), net);
+        }
         let engines = BTreeMap::from([(
             KATAGO.to_string(),
             EngineConfig {
@@ -328,9 +366,7 @@ impl Default for Config {
             from_file: BTreeSet::new(),
         }
     }
-}
 
-impl Config {
     /// Loads the first of: `explicit` (it must exist), `$TENGEN_CONFIG` (it must exist when
     /// set), `engines.toml` in the working directory, the user's `tengen/engines.toml` in the
     /// platform's config directory (`$XDG_CONFIG_HOME` or `~/.config` on Linux); with none, the
@@ -780,7 +816,7 @@ mod tests {
         );
         check("default_level = \"nope\"\n", &["default_level", "nope"]);
         check("[levels\n", &["line 1"]);
-        let e = Config::default()
+        let e = Config::builtin(None)
             .level("grandmaster")
             .unwrap_err()
             .to_string();
@@ -854,19 +890,37 @@ mod tests {
 
     #[test]
     fn built_in_hard_and_expert_play_katago_when_present_else_their_fallback() {
-        let config = Config::default();
-        let mcts = config.level("mcts").unwrap();
-        for level in ["hard", "expert"] {
-            let LevelConfig::External(external) = config.level(level).unwrap() else {
-                panic!("{level} is not external");
+        for network in [None, Some("/nets/b6.bin.gz".to_string())] {
+            let config = Config::builtin(network.clone());
+            let first = match &network {
+                Some(_) => NET_LEVEL,
+                None => "mcts",
             };
-            assert_eq!(external.engine, KATAGO);
-            assert_eq!(external.fallback[0], "mcts");
-        }
-        let katago = &config.engines[KATAGO].command;
-        if !is_present(&config.expand_command(katago)) {
-            assert_eq!(config.level("hard").unwrap().effective(&config), mcts);
-            assert_eq!(config.level("expert").unwrap().effective(&config), mcts);
+            for (level, last) in [("hard", "mcts"), ("expert", "medium")] {
+                let LevelConfig::External(external) = config.level(level).unwrap() else {
+                    panic!("{level} is not external");
+                };
+                assert_eq!(external.engine, KATAGO);
+                assert_eq!(external.fallback.first().unwrap(), first, "{level}");
+                assert_eq!(external.fallback.last().unwrap(), last, "{level}");
+            }
+            let net = config.levels.get(NET_LEVEL);
+            match &network {
+                Some(file) => assert_eq!(
+                    net,
+                    Some(&LevelConfig::Mcts {
+                        settings: SearchSettings::default(),
+                        net: Some(file.clone()),
+                    })
+                ),
+                None => assert_eq!(net, None),
+            }
+            let katago = &config.engines[KATAGO].command;
+            if !is_present(&config.expand_command(katago)) {
+                let first = config.level(first).unwrap();
+                assert_eq!(config.level("hard").unwrap().effective(&config), first);
+                assert_eq!(config.level("expert").unwrap().effective(&config), first);
+            }
         }
         // A user's file that only defines [engines.katago] is what hard and expert play.
         let file = parse("[engines.katago]\ncommand = [\"sh\"]\n").unwrap();
@@ -970,7 +1024,7 @@ mod tests {
                 .level("strong")
                 .unwrap()
                 .describe(&config)
-                .contains("net /etc/tengen/nets/b6.bin.gz")
+                .contains("search with net /etc/tengen/nets/b6.bin.gz: file missing, plays as mcts")
         );
         for bad in ["net = 3", "net = \"\""] {
             let text = format!("[levels.x]\nplayer = \"mcts\"\n{bad}\n");

@@ -47,15 +47,26 @@ pub fn katago_files() -> KataGoFiles {
     let dir = dir_on_path(KATAGO);
     let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
     KataGoFiles {
-        model: from_env("KATAGO_MODEL").or_else(|| {
-            let network = |n: &str| n.ends_with(".bin.gz") || n.ends_with(".txt.gz");
-            file_in(dir.as_deref()?, &[], network)
-        }),
+        model: from_env("KATAGO_MODEL")
+            .or_else(|| file_in(dir.as_deref()?, &[], is_network_file)),
         config: from_env("KATAGO_CONFIG").or_else(|| {
             let preferred = ["default_gtp.cfg", "gtp_example.cfg"];
             file_in(dir.as_deref()?, &preferred, |n| n.ends_with(".cfg"))
         }),
     }
+}
+
+/// A KataGo network for tengen's own search: KataGo's (`$KATAGO_MODEL`, else one beside the
+/// program), else a `*.bin.gz` or `*.txt.gz` in tengen's config directory.
+pub fn network_file() -> Option<String> {
+    katago_files()
+        .model
+        .or_else(|| file_in(&config_dir()?, &[], is_network_file))
+}
+
+/// Whether a file name is a KataGo network's.
+fn is_network_file(name: &str) -> bool {
+    name.ends_with(".bin.gz") || name.ends_with(".txt.gz")
 }
 
 /// tengen's directory in the platform's config directory (`$XDG_CONFIG_HOME/tengen` or

@@ -182,13 +182,13 @@ fn a_user_config_with_only_engines_katago_makes_hard_play_through_it() {
     assert!(stdout.contains("analyze"), "{stdout}");
 }
 
-#[test]
-fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
-    let home = Home::new("katago-found");
+/// A stand-in `katago` in a directory of `home` that records its arguments in the file
+/// returned and speaks GTP as the fake engine, with a net and a config beside it; the
+/// directory and that file.
+fn fake_katago(home: &Home) -> (PathBuf, PathBuf) {
     let bin = home.root.join("katago-bin");
     std::fs::create_dir_all(&bin).unwrap();
     let fake = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fake-engine.sh");
-    // A stand-in `katago` that records its arguments and speaks GTP as the fake engine.
     let args_file = home.root.join("katago-args");
     std::fs::write(
         bin.join("katago"),
@@ -204,6 +204,13 @@ fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
         .unwrap();
     std::fs::write(bin.join("b6c96.bin.gz"), "net").unwrap();
     std::fs::write(bin.join("default_gtp.cfg"), "cfg").unwrap();
+    (bin, args_file)
+}
+
+#[test]
+fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
+    let home = Home::new("katago-found");
+    let (bin, args_file) = fake_katago(&home);
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let (code, stdout, stderr) = home.run(
         &["--level", "expert"],
@@ -222,6 +229,72 @@ fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
             bin.join("default_gtp.cfg").display()
         )
     );
+}
+
+#[test]
+fn hard_plays_katago_else_the_net_found_here_else_mcts() {
+    let home = Home::new("hard-chain");
+    let nets = home.config_dir().join("tengen");
+    std::fs::create_dir_all(&nets).unwrap();
+    let net = nets.join("b6c96.bin.gz");
+    let real_net = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/nets/g170-b6c96.bin.gz");
+    std::os::unix::fs::symlink(real_net, &net).unwrap();
+    let session = "boardsize 9\ngenmove b\nkata-raw-nn 0\nversion\nquit\n";
+    let no_katago = [("PATH", "/usr/bin:/bin")];
+    // The raw net answers only where the level searches with a net.
+    let has_net = |stdout: &str| stdout.contains("= symmetry 0\nwhiteWin");
+    let plays_a_vertex = |stdout: &str| {
+        let vertex = genmove_answer(stdout);
+        vertex.len() >= 2 && vertex != "PASS" && vertex != "resign"
+    };
+
+    // No KataGo, a net in tengen's config directory: hard and expert search with it.
+    for level in ["hard", "expert"] {
+        let (code, stdout, stderr) = home.run(&["--level", level], session, &no_katago);
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(plays_a_vertex(&stdout), "{level}: {stdout}");
+        assert!(has_net(&stdout), "{level} has no net: {stdout}");
+    }
+    let (_, config, _) = home.run(&["config"], "", &no_katago);
+    let line = |level: &str| {
+        let found = config.lines().find(|l| l.starts_with(&format!("{level} ")));
+        found.unwrap_or_default().to_string()
+    };
+    assert!(line("hard").contains("plays as net"), "{config}");
+    assert!(line("expert").contains("plays as net"), "{config}");
+    assert!(
+        line("net").contains(&format!("search with net {}", net.display())),
+        "{config}"
+    );
+    // mcts never loads a net unless told to.
+    let (_, stdout, _) = home.run(&["--level", "mcts"], session, &no_katago);
+    assert!(!has_net(&stdout) && plays_a_vertex(&stdout), "{stdout}");
+
+    // KataGo present: it plays, and tengen loads no net.
+    let (bin, _) = fake_katago(&home);
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let (code, stdout, stderr) = home.run(&["--level", "hard"], session, &[("PATH", &path)]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(genmove_answer(&stdout), "PASS", "the fake KataGo passes: {stdout}");
+    assert!(stdout.contains("analyze") && !has_net(&stdout), "{stdout}");
+
+    // A corrupt net: one error line naming it, and hard plays mcts.
+    std::fs::remove_file(&net).unwrap();
+    std::fs::write(&net, b"\x1f\x8b not a network").unwrap();
+    let (code, stdout, stderr) = home.run(&["--level", "hard"], session, &no_katago);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(plays_a_vertex(&stdout) && !has_net(&stdout), "{stdout}");
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("ERROR")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains(&net.display().to_string()), "{stderr}");
+
+    // No net anywhere: hard is mcts, and there is no net level.
+    std::fs::remove_file(&net).unwrap();
+    let (code, stdout, stderr) = home.run(&["--level", "hard"], session, &no_katago);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(plays_a_vertex(&stdout) && !has_net(&stdout), "{stdout}");
+    let (_, config, _) = home.run(&["config"], "", &no_katago);
+    assert!(config.contains("plays as mcts") && !config.contains("\nnet "), "{config}");
 }
 
 #[test]
