@@ -1020,11 +1020,9 @@ mod tests {
             assert_eq!(net("var"), Path::new(&home).join("b6.bin.gz"));
         }
         assert!(
-            config
-                .level("strong")
-                .unwrap()
-                .describe(&config)
-                .contains("search with net /etc/tengen/nets/b6.bin.gz: file missing, plays as mcts")
+            config.level("strong").unwrap().describe(&config).contains(
+                "search with net /etc/tengen/nets/b6.bin.gz: file missing, plays as mcts"
+            )
         );
         for bad in ["net = 3", "net = \"\""] {
             let text = format!("[levels.x]\nplayer = \"mcts\"\n{bad}\n");

@@ -47,8 +47,7 @@ pub fn katago_files() -> KataGoFiles {
     let dir = dir_on_path(KATAGO);
     let from_env = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
     KataGoFiles {
-        model: from_env("KATAGO_MODEL")
-            .or_else(|| file_in(dir.as_deref()?, &[], is_network_file)),
+        model: from_env("KATAGO_MODEL").or_else(|| file_in(dir.as_deref()?, &[], is_network_file)),
         config: from_env("KATAGO_CONFIG").or_else(|| {
             let preferred = ["default_gtp.cfg", "gtp_example.cfg"];
             file_in(dir.as_deref()?, &preferred, |n| n.ends_with(".cfg"))

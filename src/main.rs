@@ -52,7 +52,8 @@ enum Command {
     ///
     /// Answered by a level's player (-level NAME, default mcts). Takes KataGo's flags: -config FILE
     /// (numAnalysisThreads, numSearchThreads, maxVisits, maxTime, reportAnalysisWinratesAs are
-    /// read) and -override-config K=V,...; -model and other flags are accepted and ignored.
+    /// read), -override-config K=V,... and -model FILE (the network the search uses, as --net
+    /// on gtp); other flags are accepted and ignored.
     Analysis(AnalysisArgs),
     /// Play in a browser, and serve games to many clients over HTTP (a JSON API; docs/SERVE.md).
     Serve(ServeArgs),
@@ -728,6 +729,7 @@ fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
 fn run_analysis(args: AnalysisArgs) -> ExitCode {
     let mut options = EngineOptions::default();
     let mut level = ANALYST_LEVEL.to_string();
+    let mut model = None;
     let mut flags = args.flags.iter();
     while let Some(flag) = flags.next() {
         let name = flag.trim_start_matches('-');
@@ -754,6 +756,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
                 );
             }
             ("level", Some(name)) => level = name.clone(),
+            ("model", Some(file)) => model = Some(PathBuf::from(file)),
             (_, None) if takes_value => return fail(&format!("{flag} needs a value")),
             _ => info!(
                 "analysis: {flag} {} does not apply to tengen; ignored",
@@ -769,6 +772,10 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
         Ok(level) => level.clone(),
         Err(e) => return fail(&e),
     };
+    // One net for every worker: -model's, else the level's own.
+    let net = model
+        .or_else(|| levels::net_file(&config, &level))
+        .and_then(|file| levels::load_net(&file));
     // Each worker gets the level's player with numSearchThreads threads; a level that
     // cannot analyse is answered by the mcts level's search.
     let players = |options: &EngineOptions| {
@@ -778,9 +785,17 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
             ..SearchOverrides::default()
         };
         let config = config.clone().with_search_overrides(overrides);
-        levels::player(&config, &level.with_overrides(overrides), NetSource::Level)
+        let net = NetSource::Loaded(net.clone());
+        levels::player(&config, &level.with_overrides(overrides), net)
     };
-    analysis_engine::serve(&options, &players, io::stdin().lock(), io::stdout());
+    let policy_net = net.clone();
+    analysis_engine::serve(
+        &options,
+        &players,
+        policy_net,
+        io::stdin().lock(),
+        io::stdout(),
+    );
     ExitCode::SUCCESS
 }
 

@@ -17,8 +17,13 @@ struct Engine {
 
 impl Engine {
     fn start(overrides: &str) -> Engine {
+        Engine::with_model("kata1.bin.gz", overrides)
+    }
+
+    /// The engine started with `-model model`.
+    fn with_model(model: &str, overrides: &str) -> Engine {
         let mut child = Command::new(common::tengen_path())
-            .args(["analysis", "-model", "kata1.bin.gz", "-config", "/dev/null"])
+            .args(["analysis", "-model", model, "-config", "/dev/null"])
             .args(["-override-config", overrides])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -104,6 +109,60 @@ fn check_katrain_fields(reply: &Value) {
         .filter(|p| *p >= 0.0)
         .sum();
     assert!((sum - 1.0).abs() < 1e-3, "policy sums to {sum}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_model_makes_the_nets_search_answer_with_its_policy_and_ownership() {
+    let net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nets/g170-b6c96.bin.gz"
+    );
+    let mut engine = Engine::with_model(net, "numAnalysisThreads=1");
+    let query = |id: &str, moves: Value| {
+        json!({
+            "id": id, "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,
+            "moves": moves, "maxVisits": 60, "includePolicy": true, "includeOwnership": true,
+        })
+    };
+    engine.send(&query("empty", json!([])));
+    let reply = engine.read();
+    // The policy is the net's: E5's on the empty board is 0.243434 and the pass's 0.000339
+    // in kata-raw-nn's answer (tests/data/nets/g170-b6c96.kata-raw-nn.txt, symmetry 0).
+    let policy = reply["policy"].as_array().unwrap();
+    assert_eq!(policy.len(), 82);
+    let e5 = policy[4 * 9 + 4].as_f64().unwrap();
+    assert!((e5 - 0.243434).abs() < 1e-5, "{reply}");
+    assert!(
+        (policy[81].as_f64().unwrap() - 0.000339).abs() < 1e-5,
+        "{reply}"
+    );
+    // And the search's priors are the net's.
+    let first = &reply["moveInfos"][0];
+    assert_eq!(first["move"], "E5", "{reply}");
+    assert!(
+        (first["prior"].as_f64().unwrap() - e5).abs() < 0.03,
+        "{reply}"
+    );
+    assert_eq!(reply["rootInfo"]["visits"].as_u64(), Some(60), "{reply}");
+
+    // Ownership from the net, from Black's view (the default reportAnalysisWinratesAs):
+    // Black's stone at C7 is Black's, White's G3 White's.
+    engine.send(&query(
+        "stones",
+        json!([["B", "C7"], ["W", "G3"], ["B", "D6"]]),
+    ));
+    let reply = engine.read();
+    let ownership: Vec<f64> = reply["ownership"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_f64().unwrap())
+        .collect();
+    assert_eq!(ownership.len(), 81);
+    assert!(ownership[2 * 9 + 2] > 0.5, "{reply}");
+    assert!(ownership[6 * 9 + 6] < -0.5, "{reply}");
+    assert!(engine.finish().is_empty());
 }
 
 #[test]

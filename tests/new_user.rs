@@ -237,7 +237,10 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     let nets = home.config_dir().join("tengen");
     std::fs::create_dir_all(&nets).unwrap();
     let net = nets.join("b6c96.bin.gz");
-    let real_net = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/nets/g170-b6c96.bin.gz");
+    let real_net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/nets/g170-b6c96.bin.gz"
+    );
     std::os::unix::fs::symlink(real_net, &net).unwrap();
     let session = "boardsize 9\ngenmove b\nkata-raw-nn 0\nversion\nquit\n";
     let no_katago = [("PATH", "/usr/bin:/bin")];
@@ -275,7 +278,11 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     let path = format!("{}:/usr/bin:/bin", bin.display());
     let (code, stdout, stderr) = home.run(&["--level", "hard"], session, &[("PATH", &path)]);
     assert_eq!(code, Some(0), "{stderr}");
-    assert_eq!(genmove_answer(&stdout), "PASS", "the fake KataGo passes: {stdout}");
+    assert_eq!(
+        genmove_answer(&stdout),
+        "PASS",
+        "the fake KataGo passes: {stdout}"
+    );
     assert!(stdout.contains("analyze") && !has_net(&stdout), "{stdout}");
 
     // A corrupt net: one error line naming it, and hard plays mcts.
@@ -294,7 +301,10 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(plays_a_vertex(&stdout) && !has_net(&stdout), "{stdout}");
     let (_, config, _) = home.run(&["config"], "", &no_katago);
-    assert!(config.contains("plays as mcts") && !config.contains("\nnet "), "{config}");
+    assert!(
+        config.contains("plays as mcts") && !config.contains("\nnet "),
+        "{config}"
+    );
 }
 
 #[test]

@@ -20,8 +20,10 @@ use serde_json::{Value, json};
 use crate::board::{Color, Move, Point};
 use crate::game::clock::Seconds;
 use crate::lines::{read_bounded, without_newline};
+use crate::net::Net;
 use crate::player::{AnalysisRequest, Budget, Report};
 use crate::player::{Player, PlayerError, Update};
+use crate::search::puct::net_priors;
 use crate::search::{MAX_PLAYOUTS, MAX_THREADS, move_priors, thread_count};
 use query::{Defaults, Job, QueryError};
 
@@ -91,6 +93,9 @@ struct Shared {
     queue: Mutex<State>,
     ready: Condvar,
     out: Mutex<Box<dyn Write + Send>>,
+    /// The network the players search with, whose policy the replies' `policy` reports
+    /// (without one, the playout search's move priors).
+    net: Option<Arc<Net>>,
 }
 
 /// The queue and the running jobs.
@@ -118,10 +123,11 @@ impl Shared {
 }
 
 /// Serves the protocol: reads queries from `input` until EOF, finishes the queued ones, and
-/// writes every reply to `output`.
+/// writes every reply to `output`; `net` is the network `players` search with, if any.
 pub fn serve(
     options: &EngineOptions,
     players: &PlayerFactory<'_>,
+    net: Option<Arc<Net>>,
     input: impl BufRead,
     output: impl Write + Send + 'static,
 ) {
@@ -129,6 +135,7 @@ pub fn serve(
         queue: Mutex::new(State::default()),
         ready: Condvar::new(),
         out: Mutex::new(Box::new(output)),
+        net,
     });
     info!(
         "analysis engine: {} workers, {} search threads each",
@@ -327,7 +334,7 @@ fn analyse(shared: &Shared, player: &mut dyn Player, job: &Job, stop: Arc<Atomic
         if let Update::Report(report) = update
             && (report.last || job.report_every.is_some())
         {
-            shared.send(&reply(job, color, report));
+            shared.send(&reply(job, color, report, shared.net.as_deref()));
             replied |= report.last;
         }
         true
@@ -344,8 +351,8 @@ fn analyse(shared: &Shared, player: &mut dyn Player, job: &Job, stop: Arc<Atomic
     }
 }
 
-/// The JSON reply for `report` on `job`.
-fn reply(job: &Job, color: Color, report: &Report) -> Value {
+/// The JSON reply for `report` on `job`, its policy `net`'s if there is one.
+fn reply(job: &Job, color: Color, report: &Report, net: Option<&Net>) -> Value {
     let size = job.game.size();
     let flip = job.perspective.flips(color);
     let rate = |w: f32| f64::from(if flip { 1.0 - w } else { w });
@@ -398,16 +405,21 @@ fn reply(job: &Job, color: Color, report: &Report) -> Value {
         value["ownership"] = json!(owned);
     }
     if job.policy {
-        value["policy"] = json!(policy(job, color));
+        value["policy"] = json!(policy(job, color, net));
     }
     value
 }
 
-/// The prior of every point row by row from the top left, then the pass; -1 where illegal.
-fn policy(job: &Job, color: Color) -> Vec<f64> {
+/// The prior of every point row by row from the top left, then the pass, from `net` if there
+/// is one; -1 where illegal.
+fn policy(job: &Job, color: Color, net: Option<&Net>) -> Vec<f64> {
     let size = job.game.size();
     let mut out = vec![-1.0; size * size + 1];
-    for (mv, prior) in move_priors(&job.game, color) {
+    let priors = match net {
+        Some(net) => net_priors(net, &job.game, color),
+        None => move_priors(&job.game, color),
+    };
+    for (mv, prior) in priors {
         let slot = match mv {
             Move::Pass => size * size,
             Move::Play(p) => index(p, size),

@@ -3,7 +3,7 @@
 //! [`ANALYST_LEVEL`]'s player to analyse for it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use super::external::ExternalEngine;
@@ -94,13 +94,29 @@ pub fn net_file(config: &Config, level: &LevelConfig) -> Option<PathBuf> {
     }
 }
 
-/// The network in `file`, loaded once to be shared; a file that cannot be read is one error
-/// line naming it and the problem, and the level plays without a net.
+/// The networks this process holds, by file: every player that names a file while another
+/// holds its net shares those weights (the workers of `tengen serve` and `tengen analysis`).
+static LOADED: Mutex<Vec<(PathBuf, Weak<Net>)>> = Mutex::new(Vec::new());
+
+/// The network in `file`, shared with every player that holds it already, else loaded; a
+/// file that cannot be read is one error line naming it and the problem, and the level plays
+/// without a net.
 pub fn load_net(file: &Path) -> Option<Arc<Net>> {
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    loaded.retain(|(_, net)| net.strong_count() > 0);
+    if let Some(net) = loaded
+        .iter()
+        .find(|(held, _)| held == file)
+        .and_then(|(_, net)| net.upgrade())
+    {
+        return Some(net);
+    }
     match Net::load(file) {
         Ok(net) => {
             log::info!("loaded network {}", file.display());
-            Some(Arc::new(net))
+            let net = Arc::new(net);
+            loaded.push((file.to_path_buf(), Arc::downgrade(&net)));
+            Some(net)
         }
         Err(e) => {
             log::error!("{e}: playing without a network");
@@ -182,5 +198,18 @@ mod tests {
         ));
         let analysed = reports(player(&config, easy, NetSource::Level).as_mut()).unwrap();
         assert!(analysed >= 1, "{analysed} reports");
+    }
+
+    #[test]
+    fn players_naming_one_file_share_its_net_while_one_holds_it() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+        let first = load_net(&file).unwrap();
+        let second = load_net(&file).unwrap();
+        assert!(Arc::ptr_eq(&first, &second));
+        let weak = Arc::downgrade(&first);
+        drop((first, second));
+        assert!(weak.upgrade().is_none(), "freed when no player holds it");
+        assert!(load_net(&file).is_some());
+        assert!(load_net(Path::new("/no/such/net.bin.gz")).is_none());
     }
 }

@@ -34,7 +34,7 @@ use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
 use crate::game::{Game, Rules, Scoring};
 use crate::net::inputs::NetPosition;
-use crate::net::{DEFAULT_OPTIMISM, Net};
+use crate::net::{DEFAULT_OPTIMISM, Net, NetOutput};
 
 /// KataGo's `cpuctExploration`.
 const CPUCT: f64 = 1.0;
@@ -372,24 +372,7 @@ impl Run<'_> {
         }
         let features = position.features(to_move, &self.net.input_options());
         let out = self.net.evaluate(&features, symmetry, DEFAULT_OPTIMISM);
-        let size = game.size();
-        let mut children: Vec<(Move, f32)> = Vec::new();
-        for y in 0..size {
-            for x in 0..size {
-                let p = out.policy[y * size + x];
-                let mv = Move::Play(Point::new(size, x, size - 1 - y));
-                if p.is_finite() && game.legality(to_move, mv).is_ok() {
-                    children.push((mv, p.max(0.0)));
-                }
-            }
-        }
-        children.push((Move::Pass, out.policy_pass.max(0.0)));
-        let total: f32 = children.iter().map(|c| c.1).sum();
-        if total > 0.0 {
-            for c in &mut children {
-                c.1 /= total;
-            }
-        }
+        let children = legal_priors(&out, game, to_move);
         Evaluation {
             value: Value {
                 winloss: f64::from(out.white_win - out.white_loss),
@@ -400,6 +383,37 @@ impl Run<'_> {
             ownership: Some(out.white_ownership),
         }
     }
+}
+
+/// The net's policy for `color` to play in `game` (symmetry 0): each legal move and the pass
+/// with its prior, the priors summing to 1.
+pub fn net_priors(net: &Net, game: &Game, color: Color) -> Vec<(Move, f32)> {
+    let features = NetPosition::from_game(game).features(color, &net.input_options());
+    legal_priors(&net.evaluate(&features, 0, DEFAULT_OPTIMISM), game, color)
+}
+
+/// The moves the rules allow `to_move` in `game` (the pass last), each with the prior `out`
+/// gives it, normalised to sum to 1.
+fn legal_priors(out: &NetOutput, game: &Game, to_move: Color) -> Vec<(Move, f32)> {
+    let size = game.size();
+    let mut children: Vec<(Move, f32)> = Vec::new();
+    for y in 0..size {
+        for x in 0..size {
+            let p = out.policy[y * size + x];
+            let mv = Move::Play(Point::new(size, x, size - 1 - y));
+            if p.is_finite() && game.legality(to_move, mv).is_ok() {
+                children.push((mv, p.max(0.0)));
+            }
+        }
+    }
+    children.push((Move::Pass, out.policy_pass.max(0.0)));
+    let total: f32 = children.iter().map(|c| c.1).sum();
+    if total > 0.0 {
+        for c in &mut children {
+            c.1 /= total;
+        }
+    }
+    children
 }
 
 /// White's area score of `game` as its board stands (stones and the empty regions one colour
