@@ -48,6 +48,9 @@ pub enum LevelConfig {
         /// The KataGo network file the level loads (`net = "FILE"`), as written: see
         /// [`Config::expand_path`].
         net: Option<String>,
+        /// Whether `tengen gtp` follows each searched move with a chat line for observers on
+        /// OGS, which gtp2ogs passes on (`ogs_chat = true`; default off).
+        ogs_chat: bool,
     },
     /// Another GTP engine run as a child process, with tengen's own levels as fallback.
     External(ExternalLevel),
@@ -109,14 +112,19 @@ impl LevelConfig {
         let kind = match self {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
-            LevelConfig::Mcts { settings, net } => {
+            LevelConfig::Mcts {
+                settings,
+                net,
+                ogs_chat,
+            } => {
                 let playouts = settings
                     .playouts
                     .map_or(String::new(), |n| format!(", {n} playouts"));
                 let net = net.as_ref().map_or(String::new(), |n| {
                     format!(", net {}", config.expand_path(n).display())
                 });
-                format!("mcts{playouts}{net}")
+                let chat = if *ogs_chat { ", OGS chat" } else { "" };
+                format!("mcts{playouts}{net}{chat}")
             }
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
@@ -194,9 +202,18 @@ impl LevelConfig {
                     Some(_) => return bad("net", "must be the path of a network file".into()),
                     None => None,
                 };
+                let ogs_chat = match table.remove("ogs_chat") {
+                    Some(toml::Value::Boolean(on)) => on,
+                    Some(_) => return bad("ogs_chat", "must be true or false".into()),
+                    None => false,
+                };
                 let settings: SearchSettings = read(table)?;
                 match settings.validate() {
-                    Ok(()) => Ok(LevelConfig::Mcts { settings, net }),
+                    Ok(()) => Ok(LevelConfig::Mcts {
+                        settings,
+                        net,
+                        ogs_chat,
+                    }),
                     Err((key, why)) => bad(key, why),
                 }
             }
@@ -230,7 +247,17 @@ impl LevelConfig {
         LevelConfig::Mcts {
             settings: SearchSettings::default(),
             net: None,
+            ogs_chat: false,
         }
+    }
+
+    /// Whether the level that really plays ([`LevelConfig::effective`]) writes a chat line
+    /// for OGS's observers after each searched move (`ogs_chat = true` on a search level).
+    pub fn ogs_chat(&self, config: &Config) -> bool {
+        matches!(
+            self.effective(config),
+            LevelConfig::Mcts { ogs_chat: true, .. }
+        )
     }
 }
 
@@ -980,6 +1007,28 @@ mod tests {
     }
 
     #[test]
+    fn ogs_chat_is_read_per_search_level_and_off_by_default() {
+        let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
+                    [levels.chatty]\nplayer = \"mcts\"\nogs_chat = true\n\
+                    [levels.quiet]\nplayer = \"mcts\"\n\
+                    [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
+                    fallback = [\"chatty\"]\nonly_if_present = true\n";
+        let config = parse(text).unwrap();
+        let chat = |name: &str| config.level(name).unwrap().ogs_chat(&config);
+        assert!(chat("chatty"));
+        assert!(!chat("quiet"));
+        assert!(!chat("mcts"));
+        // A level that plays as its fallback chats as the fallback does.
+        assert!(chat("hard"));
+        let err = parse("[levels.x]\nplayer = \"mcts\"\nogs_chat = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("levels.x.ogs_chat"), "{err}");
+        // Only search levels have the key.
+        assert!(parse("[levels.x]\nplayer = \"random\"\nogs_chat = true\n").is_err());
+    }
+
+    #[test]
     fn a_level_only_if_present_is_its_fallback_without_the_engine() {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
@@ -1010,6 +1059,7 @@ mod tests {
                     ..SearchSettings::default()
                 },
                 net: None,
+                ogs_chat: false,
             }
         );
     }
