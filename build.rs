@@ -15,6 +15,8 @@
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
 //! - `sabaki_tests`: `TENGEN_CLIENT_TESTS=1` (needs node; npm downloads @sabaki/gtp).
+//! - `gtp2ogs_tests`: `TENGEN_GTP2OGS_DIR` names gtp2ogs's sources with their packages, or
+//!   `TENGEN_CLIENT_TESTS=1` (which downloads them; needs node).
 //!
 //! The script reruns when these variables or PATH change, and when the GNU Go it found changes
 //! or (where it found none) when /usr/games does; likewise chromium and chromedriver, and
@@ -24,12 +26,13 @@
 use std::path::{Path, PathBuf};
 
 /// The cfgs this script may set.
-const CFGS: [&str; 5] = [
+const CFGS: [&str; 6] = [
     "gnugo_tests",
     "chromium_tests",
     "katago_tests",
     "katrain_tests",
     "sabaki_tests",
+    "gtp2ogs_tests",
 ];
 
 fn main() {
@@ -95,6 +98,9 @@ fn main() {
     }
     if client_tests {
         enable("sabaki_tests");
+    }
+    if env_set("TENGEN_GTP2OGS_DIR") || client_tests {
+        enable("gtp2ogs_tests");
     }
 }
 

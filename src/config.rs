@@ -54,6 +54,9 @@ pub enum LevelConfig {
         /// The KataGo network file the level loads (`net = "FILE"`), as written: see
         /// [`Config::expand_path`].
         net: Option<String>,
+        /// Whether `tengen gtp` follows each searched move with a chat line for observers on
+        /// OGS, which gtp2ogs passes on (`ogs_chat = true`; default off).
+        ogs_chat: bool,
     },
     /// Another GTP engine run as a child process, with tengen's own levels as fallback.
     External(ExternalLevel),
@@ -115,26 +118,34 @@ impl LevelConfig {
         let kind = match self {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
-            LevelConfig::Mcts { settings, net } => match net {
-                None => {
-                    let playouts = settings
-                        .playouts
-                        .map_or(String::new(), |n| format!(", {n} playouts"));
-                    format!("mcts{playouts}")
+            LevelConfig::Mcts {
+                settings,
+                net,
+                ogs_chat,
+            } => {
+                let chat = if *ogs_chat { ", OGS chat" } else { "" };
+                match net {
+                    None => {
+                        let playouts = settings
+                            .playouts
+                            .map_or(String::new(), |n| format!(", {n} playouts"));
+                        format!("mcts{playouts}{chat}")
+                    }
+                    Some(file) => {
+                        let visits = settings
+                            .playouts
+                            .map_or(String::new(), |n| format!(", {n} visits"));
+                        let file = config.expand_path(file);
+                        let missing = if file.is_file() {
+                            ""
+                        } else {
+                            ": file missing, plays as mcts"
+                        };
+                        let file = file.display();
+                        format!("search with net {file}{visits}{chat}{missing}")
+                    }
                 }
-                Some(file) => {
-                    let visits = settings
-                        .playouts
-                        .map_or(String::new(), |n| format!(", {n} visits"));
-                    let file = config.expand_path(file);
-                    let missing = if file.is_file() {
-                        ""
-                    } else {
-                        ": file missing, plays as mcts"
-                    };
-                    format!("search with net {}{visits}{missing}", file.display())
-                }
-            },
+            }
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
                 format!("engine {} (fallback {fallback})", external.engine)
@@ -211,9 +222,18 @@ impl LevelConfig {
                     Some(_) => return bad("net", "must be the path of a network file".into()),
                     None => None,
                 };
+                let ogs_chat = match table.remove("ogs_chat") {
+                    Some(toml::Value::Boolean(on)) => on,
+                    Some(_) => return bad("ogs_chat", "must be true or false".into()),
+                    None => false,
+                };
                 let settings: SearchSettings = read(table)?;
                 match settings.validate() {
-                    Ok(()) => Ok(LevelConfig::Mcts { settings, net }),
+                    Ok(()) => Ok(LevelConfig::Mcts {
+                        settings,
+                        net,
+                        ogs_chat,
+                    }),
                     Err((key, why)) => bad(key, why),
                 }
             }
@@ -247,7 +267,17 @@ impl LevelConfig {
         LevelConfig::Mcts {
             settings: SearchSettings::default(),
             net: None,
+            ogs_chat: false,
         }
+    }
+
+    /// Whether the level that really plays ([`LevelConfig::effective`]) writes a chat line
+    /// for OGS's observers after each searched move (`ogs_chat = true` on a search level).
+    pub fn ogs_chat(&self, config: &Config) -> bool {
+        matches!(
+            self.effective(config),
+            LevelConfig::Mcts { ogs_chat: true, .. }
+        )
     }
 }
 
@@ -347,6 +377,7 @@ impl Config {
             let net = LevelConfig::Mcts {
                 settings: SearchSettings::default(),
                 net: Some(file),
+                ogs_chat: false,
             };
             levels.insert(NET_LEVEL.to_string(), net);
         }
@@ -911,6 +942,7 @@ mod tests {
                     Some(&LevelConfig::Mcts {
                         settings: SearchSettings::default(),
                         net: Some(file.clone()),
+                        ogs_chat: false,
                     })
                 ),
                 None => assert_eq!(net, None),
@@ -1032,6 +1064,28 @@ mod tests {
     }
 
     #[test]
+    fn ogs_chat_is_read_per_search_level_and_off_by_default() {
+        let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
+                    [levels.chatty]\nplayer = \"mcts\"\nogs_chat = true\n\
+                    [levels.quiet]\nplayer = \"mcts\"\n\
+                    [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
+                    fallback = [\"chatty\"]\nonly_if_present = true\n";
+        let config = parse(text).unwrap();
+        let chat = |name: &str| config.level(name).unwrap().ogs_chat(&config);
+        assert!(chat("chatty"));
+        assert!(!chat("quiet"));
+        assert!(!chat("mcts"));
+        // A level that plays as its fallback chats as the fallback does.
+        assert!(chat("hard"));
+        let err = parse("[levels.x]\nplayer = \"mcts\"\nogs_chat = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("levels.x.ogs_chat"), "{err}");
+        // Only search levels have the key.
+        assert!(parse("[levels.x]\nplayer = \"random\"\nogs_chat = true\n").is_err());
+    }
+
+    #[test]
     fn a_level_only_if_present_is_its_fallback_without_the_engine() {
         let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
                     [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
@@ -1062,6 +1116,7 @@ mod tests {
                     ..SearchSettings::default()
                 },
                 net: None,
+                ogs_chat: false,
             }
         );
     }

@@ -559,7 +559,8 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
     info!("playing at level {level}");
     let engine = Engine::new(player)
         .with_lag_reserve(config.lag_reserve)
-        .with_net(net);
+        .with_net(net)
+        .with_ogs_chat(level_config.ogs_chat(&config));
     exit_code(
         gtp::serve(engine, io::stdin(), io::stdout().lock()),
         "tengen",

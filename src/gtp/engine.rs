@@ -13,6 +13,7 @@ use log::{debug, error, info};
 
 use super::analyze::{self, AnalyzeCommand};
 use super::gogui;
+use super::ogs;
 use super::protocol::{Command, GtpError};
 use super::raw_nn;
 use super::sink::Sink;
@@ -188,6 +189,8 @@ pub struct Engine {
     /// Whether the player may think on the opponent's time before the next command: after
     /// its own move under a clock.
     ponder_next: bool,
+    /// Whether a searched move is followed on stderr by a chat line for OGS's observers.
+    ogs_chat: bool,
 }
 
 /// A GTP analysis in progress: its report lines go to a [`Sink`] in the dialect asked for.
@@ -229,7 +232,15 @@ impl Engine {
             stop: Arc::new(AtomicBool::new(false)),
             received: Instant::now(),
             ponder_next: false,
+            ogs_chat: false,
         }
+    }
+
+    /// The same engine following each searched move with a chat line for OGS's observers
+    /// (engines.toml's `ogs_chat`).
+    pub fn with_ogs_chat(mut self, ogs_chat: bool) -> Engine {
+        self.ogs_chat = ogs_chat;
+        self
     }
 
     /// The same engine holding `lag_reserve` back from every move's time (engines.toml's
@@ -467,7 +478,16 @@ impl Engine {
             return Err(GtpError::Syntax);
         };
         let color = parse_color(color)?;
-        let vertex = self.generate(color, mode, &mut crate::player::Silent)?;
+        let mut thinking = ogs::Thinking::default();
+        let vertex = self.generate(color, mode, &mut thinking)?;
+        // Before the response, while gtp2ogs waits for it; a closed stderr leaves no one to tell.
+        let _ = thinking.write(
+            &vertex,
+            color,
+            self.game.size(),
+            self.ogs_chat,
+            &mut std::io::stderr().lock(),
+        );
         Ok(vertex)
     }
 

@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod engine;
 pub mod gogui;
+pub mod ogs;
 pub mod protocol;
 mod raw_nn;
 pub mod sink;

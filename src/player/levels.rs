@@ -59,6 +59,7 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<d
         LevelConfig::Mcts {
             settings,
             net: file,
+            ..
         } => {
             let net = match net {
                 NetSource::Loaded(net) => net,

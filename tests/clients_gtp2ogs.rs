@@ -1,0 +1,85 @@
+//! gtp2ogs 9's own game and bot code (its `Game`, `Bot` and `PvOutputParser`) plays a few
+//! moves with `tengen gtp` as the bot, against a stand-in for OGS's socket
+//! (`tests/clients/gtp2ogs/drive.js`): after each of tengen's moves OGS receives one
+//! variation for observers, in Leela's format from the plain mcts search and with the lead in
+//! KataGo's from the search with a net, and a `MALKOVICH:` chat only where the level has
+//! `ogs_chat = true`. Runs when `TENGEN_GTP2OGS_DIR` names a directory laid out as
+//! `tests/clients/gtp2ogs/fetch.sh` leaves it, or with `TENGEN_CLIENT_TESTS=1`, which fetches
+//! it (git and npm); otherwise `cargo test` reports it ignored (build.rs watches both
+//! variables). Needs node.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where gtp2ogs and its packages are: `TENGEN_GTP2OGS_DIR`, else fetched (the test runs
+/// only with one of the two variables set).
+fn gtp2ogs_dir(clients: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("TENGEN_GTP2OGS_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    assert_eq!(
+        std::env::var("TENGEN_CLIENT_TESTS").as_deref(),
+        Ok("1"),
+        "neither TENGEN_GTP2OGS_DIR nor TENGEN_CLIENT_TESTS=1 is set"
+    );
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gtp2ogs");
+    // fetch.sh installs the packages last: with them, the fetch was whole.
+    if !dir.join("node_modules/typescript").is_dir() {
+        let _ = std::fs::remove_dir_all(&dir);
+        let fetched = Command::new("sh")
+            .arg(clients.join("fetch.sh"))
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            fetched,
+            "fetch.sh could not get gtp2ogs (TENGEN_CLIENT_TESTS=1)"
+        );
+    }
+    dir
+}
+
+/// The levels the game is played at: the plain search with and without `ogs_chat`, and the
+/// search with the test net, with it.
+fn engines_toml() -> PathBuf {
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+    let text = format!(
+        "[levels.quiet]\nplayer = \"mcts\"\nplayouts = 300\nthreads = 1\nbook = false\n\
+         [levels.chatty]\nplayer = \"mcts\"\nplayouts = 300\nthreads = 1\nbook = false\n\
+         ogs_chat = true\n\
+         [levels.net]\nplayer = \"mcts\"\nnet = {net:?}\nplayouts = 30\nthreads = 1\n\
+         ogs_chat = true\n"
+    );
+    let file = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gtp2ogs-engines.toml");
+    std::fs::write(&file, text).expect("write engines.toml");
+    file
+}
+
+#[test]
+#[cfg_attr(
+    not(gtp2ogs_tests),
+    ignore = "gtp2ogs not available: set TENGEN_GTP2OGS_DIR, or TENGEN_CLIENT_TESTS=1 to fetch it"
+)]
+fn gtp2ogs_shows_tengens_variations_and_chats_to_observers() {
+    let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/gtp2ogs");
+    let dir = gtp2ogs_dir(&clients);
+    let config = engines_toml();
+    // Level, whether its variations carry the lead, whether it chats.
+    for (level, score, chat) in [("quiet", "0", "0"), ("chatty", "0", "1"), ("net", "1", "1")] {
+        let output = Command::new("node")
+            .arg(clients.join("drive.js"))
+            .arg(common::tengen_path())
+            .arg(&dir)
+            .arg(&config)
+            .args([level, score, chat])
+            .output()
+            .expect("run node");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        eprintln!("level {level}:\n{stdout}");
+        assert!(output.status.success(), "{level}: {stdout}\n{stderr}");
+        assert!(stdout.contains("all checks passed"), "{level}: {stdout}");
+    }
+}
