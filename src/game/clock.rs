@@ -356,9 +356,11 @@ impl Clock {
 
 /// The rules of a Fischer clock that decide one move's time.
 struct Fischer {
+    /// Seconds added after each move.
     increment: f64,
-    // The caps of `TimeSystem::Fischer`.
+    /// The most time in hand; `None`: no cap.
     max_main: Option<f64>,
+    /// The most one move may take; `None`: no cap.
     max_move: Option<f64>,
 }
 
