@@ -350,8 +350,10 @@ struct MatchArgs {
     /// Moves of each --openings record played before the engines take over.
     #[arg(long, value_name = "N", default_value_t = 6, requires = "openings")]
     opening_moves: usize,
-    /// Time control: main time plus Canadian byo-yomi, in seconds (e.g. 60+10/5, or 300).
-    #[arg(long, value_name = "MAIN+BYO/STONES", value_parser = TimeControl::parse)]
+    /// Time control in seconds: main time plus Canadian byo-yomi (60+10/5: 10 s for every 5
+    /// moves after 60 s; 300: sudden death), or Fischer, the increment marked f (60+5f: 5 s
+    /// more after each move; 60+5f,120: never more than 120 s in hand).
+    #[arg(long, value_name = "MAIN+BYO/STONES|MAIN+INCf[,MAX]", value_parser = TimeControl::parse)]
     time: Option<TimeControl>,
     /// Seconds a move may take when there is no --time (a slower engine loses the game; at
     /// most a day).

@@ -316,3 +316,70 @@ fn a_gogui_view_after_boardsize_searches_the_new_board() {
     assert_eq!(ownership.lines().count(), 5, "{ownership}");
     assert_eq!(engine.quit(), Some(0));
 }
+
+/// A Fischer game as gtp2ogs 9 runs one: it sends Fischer as `kata-time_settings
+/// fischer-capped` only when `list_commands` names `kata-list_time_settings` and that names
+/// `fischer-capped`, then the clock and both `time_left`s before each `genmove`. Every kind
+/// is taken; a bad argument gets `?` with what was expected; `cputime` gives CPU seconds.
+#[test]
+fn fischer_as_gtp2ogs_sends_it_and_every_kata_time_settings_kind() {
+    let mut e = Gtp::tengen("mcts");
+    let commands = e.ok("list_commands");
+    for listed in ["kata-list_time_settings", "kata-time_settings", "cputime"] {
+        assert!(commands.lines().any(|l| l == listed), "{listed}");
+    }
+    let kinds = e.ok("kata-list_time_settings");
+    assert!(
+        kinds.split_whitespace().any(|k| k == "fischer-capped"),
+        "{kinds}"
+    );
+    for kind in [
+        "none",
+        "absolute 600",
+        "byoyomi 600 30 5",
+        "canadian 600 300 25",
+        "fischer 300 10",
+        "fischer-capped 300 10 -1 -1",
+    ] {
+        assert_eq!(
+            e.send(&format!("kata-time_settings {kind}")),
+            Ok("".into()),
+            "{kind}"
+        );
+    }
+    for (bad, why) in [
+        (
+            "kata-time_settings fischer-capped 300 10 120 -1",
+            "main time limit 120 is below",
+        ),
+        ("kata-time_settings fischer 300", "takes MAIN INCREMENT"),
+        (
+            "kata-time_settings fischer 1e9 10",
+            "main time must be seconds",
+        ),
+        ("kata-time_settings blitz", "unknown kind"),
+    ] {
+        let answer = e.send(bad);
+        assert!(
+            answer.as_ref().is_err_and(|text| text.contains(why)),
+            "{bad}: {answer:?}"
+        );
+    }
+    e.ok("boardsize 9");
+    e.ok("clear_board");
+    e.ok("komi 7");
+    let started = std::time::Instant::now();
+    for (black, white) in [("30", "30"), ("1", "28")] {
+        e.ok("kata-time_settings fischer-capped 30 0.5 60 -1");
+        e.ok(&format!("time_left black {black} 0"));
+        e.ok(&format!("time_left white {white} 0"));
+        let mv = e.ok("genmove b");
+        assert!(mv != "resign", "{mv}");
+        e.ok("play w pass");
+    }
+    // A hang guard only: the moves have 30 s and 1 s in hand at most.
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+    let cpu: f64 = e.ok("cputime").parse().expect("seconds");
+    assert!(cpu > 0.0, "{cpu}");
+    assert_eq!(e.quit(), Some(0));
+}

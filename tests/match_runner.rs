@@ -171,6 +171,116 @@ fn an_illegal_move_loses_and_garbage_on_stdout_is_skipped() {
     assert_eq!(report["games"][0]["moves"], 30);
 }
 
+/// `command` with what it reads copied to `log` first (a shell runs the pipe).
+fn logged(command: &str, log: &Path) -> String {
+    format!("sh -c 'tee {} | {command}'", log.display())
+}
+
+/// The commands in a log of [`logged`], without their ids.
+fn commands_in(log: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(log).unwrap();
+    text.lines()
+        .map(|line| {
+            let (id, rest) = line.split_once(' ').unwrap_or(("", line));
+            if id.parse::<u64>().is_ok() {
+                rest
+            } else {
+                line
+            }
+            .to_string()
+        })
+        .collect()
+}
+
+/// A Fischer match as the README describes it: each engine is told the clock as gtp2ogs
+/// tells it (`kata-time_settings fischer-capped` after `kata-list_time_settings` names it,
+/// else Canadian periods of one stone as long as the increment), gets `time_left` with its
+/// time in hand before every move, and the search spends about its share plus the
+/// increment on each move without losing on time. 2 s and 0.3 s a move; a move takes
+/// ~0.4 s, so the 12 moves take about 5 s.
+#[test]
+fn a_fischer_match_is_sent_as_gtp2ogs_sends_it_and_ends_without_a_flag() {
+    let dir = scratch_dir("match-fischer");
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("mcts.gtp");
+    let mcts = format!(
+        "{} gtp --level mcts --threads 1 --no-ponder",
+        common::tengen_path()
+    );
+    let report = json_match(&[
+        "--black",
+        &logged(&mcts, &log),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "1",
+        "--size",
+        "9",
+        "--max-moves",
+        "24",
+        "--time",
+        "2+0.3f",
+    ]);
+    let sent = commands_in(&log);
+    assert!(
+        sent.iter().any(|l| l == "kata-list_time_settings"),
+        "{sent:?}"
+    );
+    assert!(
+        sent.iter()
+            .any(|l| l == "kata-time_settings fischer-capped 2 0.3 -1 -1"),
+        "{sent:?}"
+    );
+    let time_lefts: Vec<&String> = sent
+        .iter()
+        .filter(|l| l.starts_with("time_left black "))
+        .collect();
+    assert_eq!(time_lefts.len(), 12, "{sent:?}");
+    assert_eq!(time_lefts[0], "time_left black 2 0");
+    assert!(time_lefts.iter().all(|l| l.ends_with(" 0")), "{sent:?}");
+    for e in [0, 1] {
+        assert_eq!(engine_stat(&report, e, &["faults", "timeouts"]), 0);
+    }
+    let game = &report["games"][0];
+    assert_eq!(game["moves"], 24, "{game}");
+    // Thinking, yet never more than the time in hand: at least a tenth of the increment a
+    // move on average, at most the main time and the increments.
+    let seconds = game["seconds"][0].as_f64().unwrap();
+    assert!(seconds >= 12.0 * 0.03, "{game}");
+    assert!(seconds <= 2.0 + 12.0 * 0.3, "{game}");
+    // The increments came back: in hand before the last move (floored to a tenth) is the
+    // main time and 11 increments less the first 11 moves' time.
+    let last: f64 = time_lefts[11].split(' ').nth(2).unwrap().parse().unwrap();
+    assert!(last + seconds >= 2.0 + 11.0 * 0.3 - 0.1, "{last} {game}");
+
+    // An engine that takes no kata-time_settings gets gtp2ogs's emulation.
+    let log = dir.join("plain.gtp");
+    let report = json_match(&[
+        "--black",
+        &logged(&fake("crash", 100), &log),
+        "--white",
+        &tengen_level("easy"),
+        "--games",
+        "1",
+        "--max-moves",
+        "4",
+        "--time",
+        "3+1f,5",
+    ]);
+    assert_eq!(engine_stat(&report, 0, &["faults", "timeouts"]), 0);
+    let sent = commands_in(&log);
+    assert!(
+        !sent.iter().any(|l| l.starts_with("kata-time_settings")),
+        "{sent:?}"
+    );
+    for wanted in ["time_settings 2 1 1", "time_left black 2 0"] {
+        assert!(
+            sent.iter().any(|l| l == wanted),
+            "no `{wanted}` in {sent:?}"
+        );
+    }
+}
+
 #[test]
 fn a_missing_engine_stops_the_match_before_it_starts() {
     let output = run_match(&[
@@ -192,6 +302,8 @@ fn a_missing_engine_stops_the_match_before_it_starts() {
 fn bad_arguments_are_refused() {
     for (flag, value) in [
         ("--time", "10+5"),
+        ("--time", "0+5f"),
+        ("--time", "60+5f,30"),
         ("--sprt", "5,0"),
         ("--move-timeout", "-1"),
         ("--handicap", "1"),

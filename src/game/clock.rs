@@ -1,5 +1,5 @@
 //! The game clock as GTP describes it: the time system (`time_settings`,
-//! `kgs-time_settings`) and what `time_left` says remains for each colour.
+//! `kgs-time_settings`, `kata-time_settings`) and what `time_left` says remains for each colour.
 
 use std::time::Duration;
 
@@ -86,6 +86,18 @@ pub enum TimeSystem {
         period: f64,
         /// Number of periods.
         periods: u32,
+    },
+    /// Fischer: `main` seconds, and `increment` more after each move; the time in hand never
+    /// grows past `max_main`, and no move may take more than `max_move`.
+    Fischer {
+        /// Seconds at the start.
+        main: f64,
+        /// Seconds added after each move.
+        increment: f64,
+        /// The most time a player may hold; `None`: no cap.
+        max_main: Option<f64>,
+        /// The most one move may take; `None`: no cap.
+        max_move: Option<f64>,
     },
 }
 
@@ -195,7 +207,8 @@ impl Clock {
                 TimeSystem::None => 0.0,
                 TimeSystem::Absolute { main }
                 | TimeSystem::Canadian { main, .. }
-                | TimeSystem::Byoyomi { main, .. } => main,
+                | TimeSystem::Byoyomi { main, .. }
+                | TimeSystem::Fischer { main, .. } => main,
             },
             count: 0,
         })
@@ -214,6 +227,18 @@ impl Clock {
         match self.system {
             TimeSystem::None => return,
             TimeSystem::Absolute { .. } => {}
+            TimeSystem::Fischer {
+                increment,
+                max_main,
+                ..
+            } => {
+                // Time in hand is main time: a count from `time_left` means nothing here.
+                let seconds = (left.seconds - used).max(0.0) + increment;
+                left = Remaining {
+                    seconds: max_main.map_or(seconds, |cap| seconds.min(cap)),
+                    count: 0,
+                };
+            }
             TimeSystem::Canadian { period, stones, .. } => {
                 if left.count == 0 && (left.seconds > 0.0 || used == 0.0) {
                     // Still in main time.
@@ -267,6 +292,8 @@ impl Clock {
     /// on to [`MAX_EXTENSION`] times that, or a quarter of what is left. In main time an
     /// overtime period adds what one move may use of it. In overtime a byo-yomi period is
     /// spent whole and a Canadian period evenly over its stones, each less the lag reserve.
+    /// Under Fischer the time in hand is spread the same way and the increment added, never
+    /// more than is in hand less the reserve (see [`Fischer::move_time`]).
     pub fn move_time(&self, c: Color, moves_left: f64, weight: f64) -> Option<MoveTime> {
         let moves_left = if moves_left.is_finite() {
             moves_left.max(1.0)
@@ -284,6 +311,19 @@ impl Clock {
         let overtime = match self.system {
             TimeSystem::None => return None,
             TimeSystem::Absolute { .. } => 0.0,
+            TimeSystem::Fischer {
+                increment,
+                max_main,
+                max_move,
+                ..
+            } => {
+                let fischer = Fischer {
+                    increment,
+                    max_main,
+                    max_move,
+                };
+                return Some(fischer.move_time(left.seconds, reserve, moves_left, weight));
+            }
             TimeSystem::Canadian { period, stones, .. } => period / f64::from(stones.max(1)),
             TimeSystem::Byoyomi { period, .. } => period,
         };
@@ -311,6 +351,43 @@ impl Clock {
             target: duration(target),
             max: duration(max.max(target)),
         })
+    }
+}
+
+/// The rules of a Fischer clock that decide one move's time.
+struct Fischer {
+    /// Seconds added after each move.
+    increment: f64,
+    /// The most time in hand; `None`: no cap.
+    max_main: Option<f64>,
+    /// The most one move may take; `None`: no cap.
+    max_move: Option<f64>,
+}
+
+impl Fischer {
+    /// The time for a move with `in_hand` seconds on the clock: `in_hand`, less the lag
+    /// `reserve` and what the moves to come cannot get back from their increments
+    /// ([`PER_MOVE_OVERHEAD`] beyond the increment), spread over `moves_left` and scaled by
+    /// `weight` as main time is, plus the increment; never more than `in_hand` less the
+    /// reserve, nor than `max_move` less the reserve. (Time in hand over the cap, which only a
+    /// controller's `time_left` can report, counts as the cap.)
+    fn move_time(&self, in_hand: f64, reserve: f64, moves_left: f64, weight: f64) -> MoveTime {
+        let increment = self.increment;
+        let in_hand = self.max_main.map_or(in_hand, |cap| in_hand.min(cap));
+        let mut usable = (in_hand - reserve).max(0.0);
+        if let Some(cap) = self.max_move {
+            usable = usable.min((cap - reserve).max(0.0));
+        }
+        let held_back = reserve + (PER_MOVE_OVERHEAD - increment).max(0.0) * moves_left;
+        let bank = (in_hand - held_back).max(0.0);
+        let share = (bank / moves_left * weight).min(bank / 3.0);
+        let longest = (MAX_EXTENSION * share).min(bank / 4.0).max(share);
+        let target = (share + increment).min(usable);
+        let max = (longest + increment).min(usable);
+        MoveTime {
+            target: duration(target),
+            max: duration(max.max(target)),
+        }
     }
 }
 
@@ -369,6 +446,18 @@ mod tests {
                     main: x,
                     period: x,
                     periods: 1,
+                },
+                TimeSystem::Fischer {
+                    main: x,
+                    increment: x,
+                    max_main: Some(x),
+                    max_move: Some(x),
+                },
+                TimeSystem::Fischer {
+                    main: x,
+                    increment: x,
+                    max_main: None,
+                    max_move: None,
                 },
             ] {
                 let mut clock = Clock::default();
@@ -463,6 +552,98 @@ mod tests {
                 // Plus lag: within the reserve, and less than a quick move's overhead.
                 left -= t.max.as_secs_f64() + 0.015;
                 assert!(left > 0.0, "ran out with {moves_left} moves left");
+            }
+        }
+    }
+
+    fn fischer(main: f64, increment: f64, max_main: Option<f64>, max_move: Option<f64>) -> Clock {
+        let mut clock = Clock::default();
+        clock.set_system(TimeSystem::Fischer {
+            main,
+            increment,
+            max_main,
+            max_move,
+        });
+        clock
+    }
+
+    /// A Fischer move gets the time in hand over the moves to come, as main time, plus the
+    /// increment, and never more than is in hand less the reserve.
+    #[test]
+    fn a_fischer_move_gets_its_share_and_the_increment_within_the_time_in_hand() {
+        let secs = Duration::from_secs_f64;
+        // 60 s in hand, 5 s a move, 30 moves to come: (60 - 0.25) / 30 + 5, and when unclear
+        // three times the share (under a quarter of the bank) + 5.
+        let mut clock = fischer(60.0, 5.0, None, None);
+        let t = clock.move_time(Color::Black, 30.0, 1.0).unwrap();
+        assert_eq!(t.target, secs(59.75 / 30.0 + 5.0));
+        assert_eq!(t.max, secs(3.0 * 59.75 / 30.0 + 5.0));
+        // The increment is on top of what main time alone would give.
+        let mut absolute = Clock::default();
+        absolute.set_system(TimeSystem::Absolute { main: 60.0 });
+        let alone = absolute.move_time(Color::Black, 30.0, 1.0).unwrap();
+        assert!(t.target > alone.target + secs(4.9));
+        // 3 s in hand with 5 s to come after the move: at most the 3 s less the reserve.
+        clock.set_left(Color::Black, 3.0, 0);
+        let t = clock.move_time(Color::Black, 30.0, 3.0).unwrap();
+        assert_eq!((t.target, t.max), (secs(2.75), secs(2.75)));
+        // A count from `time_left` means nothing under Fischer.
+        clock.set_left(Color::Black, 3.0, 4);
+        assert_eq!(clock.move_time(Color::Black, 30.0, 3.0), Some(t));
+        // The cap on a move, less the reserve, binds; time in hand over the cap counts as
+        // the cap.
+        let capped = fischer(60.0, 5.0, Some(60.0), Some(4.0));
+        let t = capped.move_time(Color::Black, 30.0, 1.0).unwrap();
+        assert_eq!((t.target, t.max), (secs(3.75), secs(3.75)));
+        let mut capped = fischer(20.0, 0.0, Some(20.0), None);
+        let within = capped.move_time(Color::Black, 10.0, 1.0);
+        capped.set_left(Color::Black, 500.0, 0);
+        assert_eq!(capped.move_time(Color::Black, 10.0, 1.0), within);
+        // Without an increment it is sudden death, a little held back for each move to come.
+        let t = fischer(60.0, 0.0, None, None)
+            .move_time(Color::Black, 30.0, 1.0)
+            .unwrap();
+        assert_eq!(t.target, alone.target);
+    }
+
+    /// Simulated Fischer games where every move takes its longest time plus 15 ms of lag
+    /// (within the reserve): the clock never runs out, and a move never has more than is in
+    /// hand less the reserve.
+    #[test]
+    fn a_fischer_clock_never_runs_out() {
+        for (main, increment, max_main) in [
+            (60.0, 5.0, None),
+            (10.0, 1.0, Some(15.0)),
+            (3.0, 0.5, None),
+            (1.0, 0.02, None),
+            (0.5, 2.0, Some(2.0)),
+            (30.0, 0.0, None),
+        ] {
+            let mut clock = fischer(main, increment, max_main, None);
+            let mut left: f64 = main;
+            // Lag beyond the increment is paid from the time in hand: such a game lasts the
+            // moves foreseen, others go on far longer.
+            let moves = if increment >= 0.015 { 200 } else { 60 };
+            for move_number in 0..moves {
+                let moves_left = (60.0 - f64::from(move_number)).max(1.0);
+                for weight in [3.0, 0.75] {
+                    let t = clock.move_time(Color::White, moves_left, weight).unwrap();
+                    assert!(t.max.as_secs_f64() <= (left - 0.25).max(0.0) + 1e-9);
+                }
+                let t = clock.move_time(Color::White, moves_left, 3.0).unwrap();
+                let used = t.max + Duration::from_millis(15);
+                left -= used.as_secs_f64();
+                assert!(
+                    left > 0.0,
+                    "{main}+{increment}: ran out at move {move_number}"
+                );
+                left = max_main.map_or(left + increment, |cap: f64| (left + increment).min(cap));
+                clock.charge(Color::White, used);
+                let (seconds, count) = clock.recorded_left(Color::White).unwrap();
+                assert!(
+                    (seconds - left).abs() < 1e-9 && count == 0,
+                    "{seconds} {left}"
+                );
             }
         }
     }

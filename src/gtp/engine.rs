@@ -17,6 +17,7 @@ use super::ogs;
 use super::protocol::{Command, GtpError};
 use super::raw_nn;
 use super::sink::Sink;
+use super::time;
 use crate::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point, vertex_list};
 use crate::game::clock::{Clock, Seconds, TimeSystem};
 use crate::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
@@ -114,6 +115,17 @@ const COMMANDS: &[(&str, Kind, Handler)] = &[
     ("time_left", Kind::Answer, |e, a, _| e.time_left(a)),
     ("kgs-time_settings", Kind::Answer, |e, a, _| {
         e.kgs_time_settings(a)
+    }),
+    ("kata-list_time_settings", Kind::Answer, |_, a, _| {
+        no_args(a).map(|()| time::KINDS.into())
+    }),
+    ("kata-time_settings", Kind::Answer, |e, a, _| {
+        let system = time::parse_kata_time_settings(a)?;
+        e.clock.set_system(system);
+        Ok(String::new())
+    }),
+    ("cputime", Kind::Answer, |_, a, _| {
+        no_args(a).map(|()| format!("{:.3}", time::cpu_seconds()))
     }),
     ("kgs-rules", Kind::Answer, |e, a, _| e.kgs_rules(a)),
     ("kgs-game_over", Kind::Answer, |e, a, _| e.kgs_game_over(a)),

@@ -8,6 +8,7 @@ pub mod ogs;
 pub mod protocol;
 mod raw_nn;
 pub mod sink;
+mod time;
 
 use std::collections::BTreeSet;
 use std::io::{self, BufRead, BufReader, ErrorKind, Read, Write};

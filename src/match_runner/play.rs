@@ -8,6 +8,7 @@ use serde::Serialize;
 use super::time_control::{MatchClock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
+use crate::gtp_client::settings::TimeCommands;
 use crate::gtp_client::sync::{Limits, Mirror, Placement, Start, SyncError};
 use crate::gtp_client::{Client, ClientError, settings};
 
@@ -138,11 +139,15 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
         ..Start::of(&played.game)
     };
     let mut mirrors = [Mirror::new(false), Mirror::new(false)];
+    let mut takes = [TimeCommands::default(); 2];
     for c in [Color::Black, Color::White] {
         let (engine, mirror) = (&mut *engines[c.index()], &mut mirrors[c.index()]);
-        if let Err(fault) = prepare(engine, mirror, &start, setup) {
-            played.ending = Ending::Forfeit(c, fault);
-            return played;
+        match prepare(engine, mirror, &start, setup) {
+            Ok(commands) => takes[c.index()] = commands,
+            Err(fault) => {
+                played.ending = Ending::Forfeit(c, fault);
+                return played;
+            }
         }
     }
     for &(c, mv) in setup.opening {
@@ -173,7 +178,8 @@ pub fn play_game(black: &mut Client, white: &mut Client, setup: &GameSetup) -> P
         }
         let c = played.game.to_move();
         let clock = clocks.as_mut().map(|clocks| &mut clocks[c.index()]);
-        let answer = generate(engines[c.index()], c, setup.size, clock, setup);
+        let timed = clock.map(|clock| (clock, takes[c.index()]));
+        let answer = generate(engines[c.index()], c, setup.size, timed, setup);
         played.generated[c.index()] += 1;
         match answer {
             Ok((Answer::Resign, elapsed)) => {
@@ -218,23 +224,53 @@ fn limits(setup: &GameSetup) -> Limits {
     }
 }
 
-/// Board size, a fresh board, komi, the handicap stones and time settings.
+/// Board size, a fresh board, komi, the handicap stones and time settings; the time
+/// commands the engine takes.
 fn prepare(
     engine: &mut Client,
     mirror: &mut Mirror,
     start: &Start,
     setup: &GameSetup,
-) -> Result<(), Fault> {
+) -> Result<TimeCommands, Fault> {
     mirror
         .sync(engine, start, &[], limits(setup))
         .map_err(|e| Fault::from_sync(&e))?;
-    if let Some(time) = setup.time {
-        let command = settings::time_settings(time.system(), false);
+    let Some(time) = setup.time else {
+        return Ok(TimeCommands::default());
+    };
+    let takes = match time {
+        TimeControl::Fischer { .. } => time_commands(engine, setup),
+        TimeControl::Canadian { .. } => TimeCommands::default(),
+    };
+    let command = settings::time_settings(time.system(), takes);
+    engine
+        .send(&command, Some(setup.move_timeout))
+        .map_err(|e| Fault::from_error(&e))?;
+    Ok(takes)
+}
+
+/// The time commands `engine` takes, asked as gtp2ogs asks: `kata-time_settings` for Fischer
+/// when `list_commands` names `kata-list_time_settings` and that names `fischer-capped`. An
+/// engine that answers neither takes none of them.
+fn time_commands(engine: &mut Client, setup: &GameSetup) -> TimeCommands {
+    let mut ask = |command: &str| {
         engine
-            .send(&command, Some(setup.move_timeout))
-            .map_err(|e| Fault::from_error(&e))?;
+            .send(command, Some(setup.move_timeout))
+            .unwrap_or_else(|e| {
+                debug!("{}: {command}: {e}", engine.label());
+                String::new()
+            })
+    };
+    let listed = ask("list_commands");
+    let listed: Vec<&str> = listed.lines().map(str::trim).collect();
+    let kata_fischer = listed.contains(&"kata-list_time_settings")
+        && ask("kata-list_time_settings")
+            .split_whitespace()
+            .any(|kind| kind == "fischer-capped");
+    TimeCommands {
+        kgs: listed.contains(&"kgs-time_settings"),
+        kata_fischer,
     }
-    Ok(())
 }
 
 /// Tells `engine` the moves of `game` it has not seen (the one just played).
@@ -250,31 +286,33 @@ fn tell(
         .map_err(|e| Fault::from_sync(&e))
 }
 
-/// Asks `engine` for `c`'s move on a board of `size`; the move still has to be checked.
+/// Asks `engine` for `c`'s move on a board of `size`, telling it first what its clock holds
+/// in the form its time commands take; the move still has to be checked.
 fn generate(
     engine: &mut Client,
     c: Color,
     size: usize,
-    clock: Option<&mut MatchClock>,
+    clock: Option<(&mut MatchClock, TimeCommands)>,
     setup: &GameSetup,
 ) -> Result<(Answer, Duration), Fault> {
-    let timeout = match &clock {
-        Some(clock) => {
+    let system = setup.time.map(|t| t.system());
+    let timeout = match (&clock, system) {
+        (Some((clock, takes)), Some(system)) => {
             let (seconds, stones) = clock.time_left();
-            let command = settings::time_left(c, seconds as f64, stones);
+            let command = settings::time_left(system, *takes, c, seconds, stones);
             if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
                 debug!("{}: {command}: {e}", engine.label());
             }
             clock.available() + TIME_MARGIN
         }
-        None => setup.move_timeout,
+        _ => setup.move_timeout,
     };
     let started = Instant::now();
     let text = engine
         .send(&format!("genmove {c}"), Some(timeout))
         .map_err(|e| Fault::from_error(&e))?;
     let elapsed = started.elapsed();
-    if let Some(clock) = clock
+    if let Some((clock, _)) = clock
         && !clock.spend(elapsed)
     {
         return Err(Fault::Timeout(format!(

@@ -6,10 +6,13 @@ answer), per phase of the game, and whether a flag fell.
     python3 tests/measure/time_use.py --size 19 --time 0+1/1     # byo-yomi of 1 s a move
     python3 tests/measure/time_use.py --size 19 --time 60        # sudden death, 60 s a side
     python3 tests/measure/time_use.py --size 9 --time 30 --engine "target/release/tengen gtp --level mcts --threads 1"
+    python3 tests/measure/time_use.py --size 19 --time 10+1f    # Fischer: 10 s, 1 s more a move
 
 The controller is GTP's: `time_settings MAIN PERIOD STONES` (Canadian; one stone a period is
 Japanese byo-yomi of one period), then `time_left` before every genmove, the clock charged
-with the measured time like `tengen match` does. It measures; it asserts nothing.
+with the measured time like `tengen match` does. Under Fischer (`MAIN+INCf[,MAX]`) it is
+gtp2ogs's: `kata-time_settings fischer-capped MAIN INC MAX -1` and `time_left COLOR SECONDS 0`,
+the increment added after each move. It measures; it asserts nothing.
 """
 import argparse
 import shlex
@@ -20,7 +23,11 @@ import time
 
 
 def parse_time(text):
+    """(main, period, stones) for Canadian time, or a Fischer clock for MAIN+INCf[,MAX]."""
     main, _, byo = text.partition("+")
+    inc, _, cap = byo.partition(",")
+    if inc.endswith("f"):
+        return Fischer(float(main), float(inc[:-1]), float(cap) if cap else None)
     period, stones = (byo.split("/") + ["0"])[:2] if byo else ("0", "0")
     return float(main), float(period), int(stones)
 
@@ -54,15 +61,51 @@ class Clock:
         return True
 
 
+class Fischer:
+    """The time in hand, `increment` more after each move, never more than `cap`."""
+
+    def __init__(self, main, increment, cap):
+        self.main, self.increment, self.cap = main, increment, cap
+        self.main_left = main
+
+    def settings(self):
+        cap = -1 if self.cap is None else self.cap
+        return f"kata-time_settings fischer-capped {self.main:g} {self.increment:g} {cap:g} -1"
+
+    def fresh(self):
+        return Fischer(self.main, self.increment, self.cap)
+
+    def time_left(self):
+        return f"{int(self.main_left * 10) / 10:g}", 0
+
+    def available(self):
+        return self.main_left
+
+    def spend(self, used):
+        if used > self.main_left:
+            return False
+        self.main_left = self.main_left - used + self.increment
+        if self.cap is not None:
+            self.main_left = min(self.main_left, self.cap)
+        return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--engine", default="target/release/tengen gtp --level mcts --threads 1 --no-ponder")
     ap.add_argument("--size", type=int, default=19)
     ap.add_argument("--komi", type=float, default=7.5)
-    ap.add_argument("--time", default="0+1/1", help="MAIN or MAIN+PERIOD/STONES, seconds")
+    ap.add_argument("--time", default="0+1/1", help="MAIN, MAIN+PERIOD/STONES or MAIN+INCf[,MAX], seconds")
     ap.add_argument("--max-moves", type=int, default=0, help="default: size x size")
     args = ap.parse_args()
-    main_t, period, stones = parse_time(args.time)
+    fischer = parse_time(args.time)
+    if isinstance(fischer, Fischer):
+        main_t, period, stones = fischer.main, 0.0, 0
+        settings = fischer.settings()
+    else:
+        main_t, period, stones = fischer
+        fischer = None
+        settings = f"time_settings {int(main_t)} {int(period)} {stones}"
     engine = subprocess.Popen(shlex.split(args.engine), stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 
@@ -83,9 +126,12 @@ def main():
         return reply[0][1:].strip()
 
     for line in (f"boardsize {args.size}", "clear_board", f"komi {args.komi}",
-                 f"time_settings {int(main_t)} {int(period)} {stones}"):
+                 settings):
         send(line)
-    clocks = {"b": Clock(main_t, period, stones), "w": Clock(main_t, period, stones)}
+    if fischer:
+        clocks = {"b": fischer.fresh(), "w": fischer.fresh()}
+    else:
+        clocks = {"b": Clock(main_t, period, stones), "w": Clock(main_t, period, stones)}
     times = []  # (move number, seconds, in overtime)
     flags = 0
     passes = 0
@@ -95,7 +141,7 @@ def main():
         clock = clocks[color]
         seconds, count = clock.time_left()
         send(f"time_left {color} {seconds} {count}")
-        overtime = clock.main_left <= 0
+        overtime = not fischer and clock.main_left <= 0
         started = time.monotonic()
         move = send(f"genmove {color}")
         used = time.monotonic() - started
@@ -129,9 +175,15 @@ def main():
         print(f"overtime moves: {len(over)}, median {statistics.median(share):.0%} of "
               f"{per_move:.2f} s a stone, quartiles {share[len(share) // 4]:.0%}-"
               f"{share[3 * len(share) // 4]:.0%}, max {share[-1]:.0%}")
+    if fischer:
+        share = sorted(t / fischer.increment for _, t, _ in times) if fischer.increment else []
+        if share:
+            print(f"increment {fischer.increment:g} s: a move took a median {statistics.median(share):.0%} "
+                  f"of it, quartiles {share[len(share) // 4]:.0%}-{share[3 * len(share) // 4]:.0%}, "
+                  f"max {share[-1]:.0%}")
     for color in "bw":
         left = clocks[color]
-        print(f"{color}: main left {left.main_left:.1f} s")
+        print(f"{color}: {'time in hand' if fischer else 'main left'} {left.main_left:.1f} s")
 
 
 if __name__ == "__main__":

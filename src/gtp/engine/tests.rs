@@ -69,6 +69,9 @@ fn the_table_feeds_list_and_known_command() {
         "kgs-rules",
         "kgs-game_over",
         "gogui-interrupt",
+        "kata-list_time_settings",
+        "kata-time_settings",
+        "cputime",
     ] {
         assert!(list.lines().any(|l| l == required), "{required} not listed");
         assert_eq!(ok(&mut e, &format!("known_command {required}")), "true");
@@ -326,6 +329,136 @@ fn time_commands_accept_every_form() {
         assert_eq!(run(&mut e, refused), Err(GtpError::Syntax), "{refused}");
         assert_eq!(e.clock, expected, "after `{refused}`");
     }
+}
+
+/// `kata-list_time_settings` names every kind, `fischer-capped` among them (gtp2ogs sends
+/// Fischer as such only then); `kata-time_settings` sets each kind in KataGo's argument forms,
+/// and refuses a bad one with what it expected, leaving the clock as it was.
+#[test]
+fn kata_time_settings_takes_every_kind_it_lists() {
+    let mut e = engine();
+    let kinds = ok(&mut e, "kata-list_time_settings");
+    assert_eq!(
+        kinds.split_whitespace().collect::<Vec<_>>(),
+        [
+            "none",
+            "absolute",
+            "byoyomi",
+            "canadian",
+            "fischer",
+            "fischer-capped"
+        ]
+    );
+    let fischer = |main, increment, max_main, max_move| TimeSystem::Fischer {
+        main,
+        increment,
+        max_main,
+        max_move,
+    };
+    let steps = [
+        ("kata-time_settings none", TimeSystem::None),
+        (
+            "kata-time_settings absolute 90.5",
+            TimeSystem::Absolute { main: 90.5 },
+        ),
+        (
+            "kata-time_settings byoyomi 600 30 5",
+            TimeSystem::Byoyomi {
+                main: 600.0,
+                period: 30.0,
+                periods: 5,
+            },
+        ),
+        (
+            "kata-time_settings canadian 600 300 25",
+            TimeSystem::Canadian {
+                main: 600.0,
+                period: 300.0,
+                stones: 25,
+            },
+        ),
+        (
+            "kata-time_settings fischer 300 10",
+            fischer(300.0, 10.0, None, None),
+        ),
+        (
+            "kata-time_settings fischer-capped 600 10 1200 -1",
+            fischer(600.0, 10.0, Some(1200.0), None),
+        ),
+        (
+            "kata-time_settings FISCHER-CAPPED 60 2.5 -1 20",
+            fischer(60.0, 2.5, None, Some(20.0)),
+        ),
+    ];
+    for (line, system) in steps {
+        ok(&mut e, "time_left b 1 0");
+        assert_eq!(ok(&mut e, line), "");
+        let mut expected = Clock::default();
+        expected.set_system(system);
+        assert_eq!(e.clock, expected, "after `{line}`");
+    }
+    let expected = e.clock;
+    for (refused, why) in [
+        ("kata-time_settings", "expected a kind"),
+        ("kata-time_settings fischer", "takes MAIN INCREMENT"),
+        (
+            "kata-time_settings fischer 60 5 120",
+            "takes MAIN INCREMENT",
+        ),
+        (
+            "kata-time_settings fischer-capped 60 5 120",
+            "MAX_MAIN MAX_MOVE",
+        ),
+        (
+            "kata-time_settings fischer-capped 600 5 60 -1",
+            "below the main time",
+        ),
+        (
+            "kata-time_settings fischer -60 5",
+            "main time must be seconds",
+        ),
+        (
+            "kata-time_settings fischer 60 1e9",
+            "increment must be seconds",
+        ),
+        (
+            "kata-time_settings byoyomi 60 10 x",
+            "periods must be a whole number",
+        ),
+        ("kata-time_settings hourglass 60", "unknown kind"),
+        ("kata-list_time_settings all", "syntax error"),
+    ] {
+        match run(&mut e, refused) {
+            Err(error) => assert!(error.to_string().contains(why), "{refused}: {error}"),
+            Ok(text) => panic!("`{refused}` accepted: {text}"),
+        }
+        assert_eq!(e.clock, expected, "after `{refused}`");
+    }
+}
+
+/// Under Fischer, `time_left` gives the time in hand (its count means nothing), and a move
+/// the engine times itself costs its time and earns the increment.
+#[test]
+fn time_left_and_moves_under_fischer() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "kata-time_settings fischer-capped 30 2 31 -1");
+    ok(&mut e, "time_left white 12.5 0");
+    assert_eq!(e.clock.recorded_left(Color::White), Some((12.5, 0)));
+    ok(&mut e, "genmove b");
+    let (left, count) = e.clock.recorded_left(Color::Black).unwrap();
+    assert!((30.0..=31.0).contains(&left) && count == 0, "{left}");
+}
+
+#[test]
+fn cputime_is_the_process_cpu_seconds() {
+    let mut e = engine();
+    let first: f64 = ok(&mut e, "cputime").parse().unwrap();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "final_score");
+    let second: f64 = ok(&mut e, "cputime").parse().unwrap();
+    assert!(first >= 0.0 && second >= first, "{first} then {second}");
+    assert_eq!(run(&mut e, "cputime 1"), Err(GtpError::Syntax));
 }
 
 #[test]

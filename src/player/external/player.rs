@@ -12,6 +12,7 @@ use super::{ExternalEngine, ExternalError, early_pass};
 use crate::board::{Color, Move};
 use crate::game::clock::Clock;
 use crate::game::{Game, Rules};
+use crate::gtp_client::settings::TimeCommands;
 use crate::gtp_client::sync::{Limits, Start, SyncError};
 use crate::gtp_client::{Client, ClientError, excerpt, settings};
 use crate::player::{AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Update};
@@ -414,11 +415,11 @@ fn pass_on_clock(
     color: Color,
     deadline: Instant,
 ) -> Result<(), ClientError> {
-    let kgs = child.commands.contains("kgs-time_settings");
-    let command = settings::time_settings(clock.system(), kgs);
+    let takes = TimeCommands::listed(&child.commands);
+    let command = settings::time_settings(clock.system(), takes);
     send_once(&mut child.client, &mut child.time_sent, command, deadline)?;
     if let Some((seconds, count)) = clock.recorded_left(color) {
-        let left = settings::time_left(color, seconds, count);
+        let left = settings::time_left(clock.system(), takes, color, seconds, count);
         match within(deadline).send(&mut child.client, &left) {
             Ok(_) | Err(ClientError::Refused(_)) => {}
             Err(e) => return Err(e),
