@@ -13,14 +13,17 @@ use std::cell::RefCell;
 use std::path::Path;
 use std::sync::Arc;
 
+use super::cache::{DEFAULT_CACHE_POSITIONS, EvalCache};
 use super::inputs::InputOptions;
 use super::model::{Block, Conv, MatMul, Model, NetError};
 use super::{Features, GLOBAL_FEATURES, NetOutput, SPATIAL_FEATURES};
 
-/// A loaded network, ready to evaluate; cheap to clone (the weights are shared).
+/// A loaded network, ready to evaluate; cheap to clone (the weights and the cache of
+/// evaluations are shared).
 #[derive(Clone, Debug)]
 pub struct Net {
     model: Arc<Model>,
+    cache: Arc<EvalCache>,
 }
 
 /// The optimism `kata-raw-nn` uses when none is given (KataGo's `rootPolicyOptimism` default
@@ -104,7 +107,30 @@ impl Net {
         });
         Net {
             model: Arc::new(model),
+            cache: Arc::new(EvalCache::new(DEFAULT_CACHE_POSITIONS)),
         }
+    }
+
+    /// The cache of evaluations every search on this net shares.
+    pub fn cache(&self) -> &EvalCache {
+        &self.cache
+    }
+
+    /// The evaluation of `features` with policy `optimism`: the cache's when it holds one
+    /// (under whichever symmetry evaluated it), else evaluated under `symmetry` and kept.
+    pub fn evaluate_cached(
+        &self,
+        features: &Features,
+        symmetry: usize,
+        optimism: f32,
+    ) -> Arc<NetOutput> {
+        let key = EvalCache::key(features, optimism);
+        if let Some(output) = self.cache.get(key) {
+            return output;
+        }
+        let output = Arc::new(self.evaluate(features, symmetry, optimism));
+        self.cache.insert(key, Arc::clone(&output));
+        output
     }
 
     /// The model's name, as its file gives it.

@@ -7,6 +7,7 @@
 //! `size`) and `x = 0` column `A`, the order in which `kata-raw-nn` prints its rows.
 
 mod area;
+pub mod cache;
 pub mod forward;
 pub mod history;
 pub mod inputs;

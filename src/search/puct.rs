@@ -371,7 +371,9 @@ impl Run<'_> {
             };
         }
         let features = position.features(to_move, &self.net.input_options());
-        let out = self.net.evaluate(&features, symmetry, DEFAULT_OPTIMISM);
+        let out = self
+            .net
+            .evaluate_cached(&features, symmetry, DEFAULT_OPTIMISM);
         let children = legal_priors(&out, game, to_move);
         Evaluation {
             value: Value {
@@ -380,7 +382,7 @@ impl Run<'_> {
                 lead: f64::from(out.white_lead),
             },
             children,
-            ownership: Some(out.white_ownership),
+            ownership: Some(out.white_ownership.clone()),
         }
     }
 }
@@ -509,8 +511,9 @@ impl PuctSearch {
         let best = self.instead_of_pass(game, best, &ranked);
         let node = &self.tree.nodes[best];
         let win_rate = node.win_rate() as f32;
+        let (hits, misses) = self.net.cache().hits_and_misses();
         info!(
-            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}",
+            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}; cache {hits} hits, {misses} misses so far",
             node.mv.to_vertex(game.size()),
             self.last_reused,
             started.elapsed().as_secs_f64(),
