@@ -1,5 +1,12 @@
-//! Tells the tests which external programs they can use, so that a test whose program is
-//! absent is reported `ignored, <reason>` by `cargo test` instead of passing without running.
+//! Names the commit the binary is built from, and tells the tests which external programs they
+//! can use, so that a test whose program is absent is reported `ignored, <reason>` by `cargo
+//! test` instead of passing without running.
+//!
+//! `TENGEN_BUILD_SOURCE` (`tengen --version` prints it) is `commit 1a2b3c4` when the package is
+//! the top of a git work tree, `commit 1a2b3c4, modified` when the files the binary is built from
+//! ([`SOURCES`]) differ from that commit, and `built outside git` otherwise (a crate, a tarball,
+//! no `git`). The script reruns when HEAD moves (its file, the branch's ref, packed refs) and
+//! when a file of [`SOURCES`] changes.
 //!
 //! Each cfg below switches on one group of tests (they carry
 //! `#[cfg_attr(not(CFG), ignore = "...")]`):
@@ -24,6 +31,7 @@
 //! browser outside /usr/bin, is only seen after `touch build.rs`.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 /// The cfgs this script may set.
 const CFGS: [&str; 6] = [
@@ -35,8 +43,20 @@ const CFGS: [&str; 6] = [
     "gtp2ogs_tests",
 ];
 
+/// The files and folders the `tengen` binary is built from (relative to the package root).
+const SOURCES: [&str; 6] = [
+    "src",
+    "book",
+    "engines.toml",
+    "build.rs",
+    "Cargo.toml",
+    "Cargo.lock",
+];
+
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
+    let source = git_source().unwrap_or_else(|| "built outside git".into());
+    println!("cargo::rustc-env=TENGEN_BUILD_SOURCE={source}");
     for cfg in CFGS {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -102,6 +122,43 @@ fn main() {
     if env_set("TENGEN_GTP2OGS_DIR") || client_tests {
         enable("gtp2ogs_tests");
     }
+}
+
+/// `commit HASH` or `commit HASH, modified` when the package is the top of a git work tree
+/// (which it watches for the next build); `None` outside one or without `git`.
+fn git_source() -> Option<String> {
+    let package = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?)
+        .canonicalize()
+        .ok()?;
+    // A crate unpacked inside some other repository is outside git here.
+    let top = PathBuf::from(git(&["rev-parse", "--show-toplevel"])?);
+    if top.canonicalize().ok()? != package {
+        return None;
+    }
+    let mut watched = vec![git(&["rev-parse", "--git-path", "HEAD"])?];
+    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+        watched.extend(git(&["rev-parse", "--git-path", &branch]));
+    }
+    watched.extend(git(&["rev-parse", "--git-path", "packed-refs"]));
+    watched.extend(SOURCES.map(String::from));
+    // A missing path would rerun the script on every build.
+    for path in watched.iter().filter(|p| Path::new(p).exists()) {
+        println!("cargo::rerun-if-changed={path}");
+    }
+    let commit = git(&["rev-parse", "--short", "HEAD"])?;
+    let changes = git(&[&["status", "--porcelain", "--"][..], &SOURCES[..]].concat())?;
+    Some(if changes.is_empty() {
+        format!("commit {commit}")
+    } else {
+        format!("commit {commit}, modified")
+    })
+}
+
+/// What `git ARGS` prints, trimmed, when it succeeds.
+fn git(args: &[&str]) -> Option<String> {
+    let output = Command::new("git").args(args).output().ok()?;
+    let text = String::from_utf8(output.stdout).ok()?;
+    output.status.success().then(|| text.trim().to_owned())
 }
 
 fn enable(cfg: &str) {

@@ -26,9 +26,18 @@ use tengen::regress::{self, RegressOptions};
 use tengen::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::train::{self, TrainOptions};
 
+/// What `--version` prints after the name: the crate's version and the commit the binary was
+/// built from (build.rs), e.g. `0.1.0 (commit 1a2b3c4)` or `0.1.0 (built outside git)`.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("TENGEN_BUILD_SOURCE"),
+    ")"
+);
+
 /// A Go engine that speaks GTP v2 on stdin/stdout.
 #[derive(Parser)]
-#[command(name = "tengen", version, args_conflicts_with_subcommands = true)]
+#[command(name = "tengen", version = VERSION, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -208,7 +208,23 @@ fn help_and_version() {
         .arg("--version")
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&version.stdout).starts_with("tengen "));
+    let version = String::from_utf8_lossy(&version.stdout);
+    // Built in this work tree, the binary names its commit (build.rs); elsewhere it says so.
+    let head = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
+    let expected = match head {
+        Some(commit) => format!("tengen {} (commit {commit}", env!("CARGO_PKG_VERSION")),
+        None => format!("tengen {} (built outside git)", env!("CARGO_PKG_VERSION")),
+    };
+    assert!(
+        version.starts_with(&expected),
+        "{version:?} is not {expected:?}..."
+    );
 }
 
 #[test]
