@@ -17,7 +17,8 @@
 //! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
 //! root): first-play urgency. Threads share one tree under one lock, taken to descend and to
 //! back up, not while the net evaluates; a visit in flight counts as a loss for the player
-//! choosing (virtual loss). Each evaluation takes a random one of the net's eight symmetries.
+//! choosing (virtual loss). Each evaluation takes a random one of the net's eight symmetries,
+//! unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by area on the board as it stands.
 //! The move played is the most visited root child.
 

@@ -297,3 +297,30 @@ fn pondering_leaves_a_tree_for_the_next_move() {
     search.choose(&game, Color::Black, &Budget::default());
     assert!(search.last_reused() >= 20, "{}", search.last_reused());
 }
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
+    let net = real_net();
+    let settings = SearchSettings {
+        playouts: Some(100),
+        threads: 1,
+        seed: Some(1),
+        ..SearchSettings::default()
+    };
+    let game = Game::new(9, Rules::chinese(7.0));
+    let first = PuctSearch::new(Arc::clone(&net), settings.clone()).choose(
+        &game,
+        Color::Black,
+        &Budget::default(),
+    );
+    let (hits, misses) = net.cache().hits_and_misses();
+    assert_eq!(hits + misses, 100, "one lookup a visit");
+    // Another player with the same net and seed searches the same tree from the cache.
+    let second =
+        PuctSearch::new(Arc::clone(&net), settings).choose(&game, Color::Black, &Budget::default());
+    let (hits_after, misses_after) = net.cache().hits_and_misses();
+    assert_eq!(misses_after, misses, "nothing new to evaluate");
+    assert_eq!(hits_after - hits, 100);
+    assert_eq!(first.mv, second.mv);
+}
