@@ -96,6 +96,9 @@ fn keeps_games(store: &dyn Store) {
         .append("a", new_moves(3, &["F6", "G7"]), 150)
         .unwrap_err();
     assert_eq!(taken.kind, StoreErrorKind::Taken, "{taken}");
+    // So does one that leaves a number out (the server's copy was older than the store's).
+    let gap = store.append("a", new_moves(5, &["F6"]), 150).unwrap_err();
+    assert_eq!(gap.kind, StoreErrorKind::Taken, "{gap}");
     let missing = store.append("zz", new_moves(1, &["F6"]), 150).unwrap_err();
     assert_eq!(missing.kind, StoreErrorKind::Missing, "{missing}");
     let a = store.load("a").unwrap().unwrap();
@@ -120,6 +123,9 @@ fn keeps_games(store: &dyn Store) {
         ["a", "b", "d"]
     );
     assert_eq!(all[1].ending.as_ref(), Some(&ending));
+    // An undo asked of another position than the store's changes nothing.
+    let stale = store.truncate("a", 1, 3, 170).unwrap_err();
+    assert_eq!(stale.kind, StoreErrorKind::Taken, "{stale}");
     store.truncate("a", 1, 4, 170).unwrap();
     let a = store.load("a").unwrap().unwrap();
     assert_eq!((a.moves.len(), a.undone_from), (1, Some(4)));
@@ -134,9 +140,14 @@ fn keeps_games(store: &dyn Store) {
     };
     store.create(&ended).unwrap();
     assert_eq!(store.load("e").unwrap().as_ref(), Some(&ended));
+    // A game changed since the time asked is kept.
+    assert!(!store.forget("e", 150).unwrap());
+    assert!(!store.forget("zz", 150).unwrap());
     let mut expired = store.expire(165).unwrap();
     expired.sort();
     assert_eq!(expired, ["b", "d"]);
+    assert!(store.forget("e", 250).unwrap());
+    store.create(&ended).unwrap();
     store.delete("a").unwrap();
     store.delete("a").unwrap();
     assert_eq!(store.load_all().unwrap(), [ended]);

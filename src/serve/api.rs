@@ -434,8 +434,9 @@ impl Server {
         Ok(())
     }
 
-    /// Forgets the games idle for longer than the timeout (not one whose move is being
-    /// made), in memory and in the store.
+    /// Forgets the games idle here for longer than the timeout (not one whose move is being
+    /// made): in memory, and in the store too unless another server changed the game since
+    /// (then only this copy is dropped, and loaded again if asked for).
     pub async fn expire_idle(self: &Arc<Self>) {
         let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
         let expired: Vec<Arc<Entry>> = {
@@ -450,10 +451,11 @@ impl Server {
             keys.iter().filter_map(|k| games.remove(k)).collect()
         };
         for entry in expired {
-            entry.closed.store(true, Ordering::Relaxed);
             let key = entry.key.clone();
-            if let Err(e) = self.blocking_store(move |s| s.delete(&key)).await {
-                log::error!("expiring {}: {:?}", entry.key, e);
+            match self.blocking_store(move |s| s.forget(&key, cutoff)).await {
+                Ok(true) => entry.closed.store(true, Ordering::Relaxed),
+                Ok(false) => {}
+                Err(e) => log::error!("expiring {}: {:?}", entry.key, e),
             }
         }
     }

@@ -536,6 +536,15 @@ impl Store for PgStore {
             .map(|row| row.try_get(0).map_err(StoreError::from))
             .collect()
     }
+
+    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError> {
+        let mut conn = self.conn()?;
+        let removed = conn.execute(
+            "DELETE FROM games WHERE key = $1 AND last_active < $2",
+            &[&key, &(before as i64)],
+        )?;
+        Ok(removed > 0)
+    }
 }
 
 #[cfg(test)]

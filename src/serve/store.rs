@@ -173,6 +173,9 @@ pub trait Store: Send + Sync {
     fn delete(&self, key: &str) -> Result<(), StoreError>;
     /// Removes the games last active before `before`; their keys.
     fn expire(&self, before: u64) -> Result<Vec<String>, StoreError>;
+    /// Removes game `key` if the store has it last active before `before` (no other server
+    /// changed it since); whether it did.
+    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError>;
 }
 
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
@@ -538,6 +541,25 @@ impl Store for SqliteStore {
         tx.execute("DELETE FROM games WHERE last_active < ?1", [before as i64])?;
         tx.commit()?;
         Ok(keys)
+    }
+
+    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError> {
+        let key = key.to_string();
+        let removed = self.write(move |tx| {
+            let removed = tx.execute(
+                "DELETE FROM games WHERE key = ?1 AND last_active < ?2",
+                params![key, before as i64],
+            )?;
+            if removed == 0 {
+                return Err(StoreError::missing(&key));
+            }
+            Ok(())
+        });
+        match removed {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind == StoreErrorKind::Missing => Ok(false),
+            Err(e) => Err(e),
+        }
     }
 }
 
