@@ -603,7 +603,8 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     if let Some(ServeCommand::Migrate { from, to }) = args.command {
         if !tengen::serve::pgstore::is_url(&to) {
             return fail(&format!(
-                "--to {to}: wants a PostgreSQL URL, postgres://USER@HOST:PORT/DB"
+                "--to {}: wants a PostgreSQL URL, postgres://USER@HOST:PORT/DB",
+                tengen::serve::pgstore::redacted(&to)
             ));
         }
         if !from.is_file() {
@@ -613,7 +614,7 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         return match tengen::serve::migrate(&from, &target) {
             Ok((copied, present)) => {
                 eprintln!(
-                    "tengen serve migrate: {copied} games copied from {} to {to}; {present} were there already",
+                    "tengen serve migrate: {copied} games copied from {} to {target}; {present} were there already",
                     from.display()
                 );
                 ExitCode::SUCCESS

@@ -107,7 +107,7 @@ impl std::fmt::Display for StoreAt {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StoreAt::File(path) => write!(f, "{}", path.display()),
-            StoreAt::Postgres { url, .. } => f.write_str(url),
+            StoreAt::Postgres { url, .. } => f.write_str(&pgstore::redacted(url)),
         }
     }
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use postgres::error::SqlState;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use r2d2_postgres::PostgresConnectionManager;
-use r2d2_postgres::r2d2::{Pool, PooledConnection};
+use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
     Ending, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind, StoredGame,
@@ -62,6 +62,21 @@ impl Default for PgSettings {
     }
 }
 
+/// `url` with the password it holds, if any, replaced by `***` (for messages).
+pub fn redacted(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rsplit_once('@') {
+        Some((userinfo, host)) if userinfo.contains(':') => {
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}{}", &rest[authority_end..])
+        }
+        _ => url.to_string(),
+    }
+}
+
 /// Whether `store` (the `--store` argument) names a PostgreSQL database rather than a file.
 pub fn is_url(store: &str) -> bool {
     store.starts_with("postgres://") || store.starts_with("postgresql://")
@@ -70,7 +85,7 @@ pub fn is_url(store: &str) -> bool {
 /// The connection settings of `url`, which must not hold a password (a command line is
 /// visible to every user of the machine).
 pub fn parse_url(url: &str) -> Result<postgres::Config, String> {
-    let config = postgres::Config::from_str(url).map_err(|e| format!("{url}: {e}"))?;
+    let config = postgres::Config::from_str(url).map_err(|e| format!("{}: {e}", redacted(url)))?;
     if config.get_password().is_some() {
         return Err(
             "the URL holds a password: give it in PGPASSWORD or ~/.pgpass instead".to_string(),
@@ -186,12 +201,30 @@ impl From<postgres::Error> for StoreError {
             Some(code) if *code == SqlState::FOREIGN_KEY_VIOLATION => StoreErrorKind::Missing,
             _ => StoreErrorKind::Unavailable,
         };
-        // The database's own message says more than the client's summary.
-        let message = match e.as_db_error() {
-            Some(db) => format!("postgresql: {}", db.message()),
-            None => format!("postgresql: {e}"),
-        };
-        StoreError { kind, message }
+        StoreError {
+            kind,
+            message: format!("postgresql: {}", describe(&e)),
+        }
+    }
+}
+
+/// What went wrong: the database's own message, or the client's with its cause (`error
+/// connecting to server: Connection refused`).
+fn describe(e: &postgres::Error) -> String {
+    match (e.as_db_error(), std::error::Error::source(e)) {
+        (Some(db), _) => db.message().to_string(),
+        (None, Some(cause)) => format!("{e}: {cause}"),
+        (None, None) => e.to_string(),
+    }
+}
+
+/// Logs the pool's failures to connect (made in its own threads), with their cause.
+#[derive(Debug)]
+struct LogConnectError;
+
+impl HandleError<postgres::Error> for LogConnectError {
+    fn handle_error(&self, error: postgres::Error) {
+        log::error!("postgresql: {}", describe(&error));
     }
 }
 
@@ -225,6 +258,7 @@ impl PgStore {
         let pool = Pool::builder()
             .max_size(settings.pool_size.max(1))
             .min_idle(Some(1))
+            .error_handler(Box::new(LogConnectError))
             .connection_timeout(settings.statement_timeout.max(settings.connect_timeout))
             .build_unchecked(manager);
         let store = PgStore { pool };
@@ -581,6 +615,14 @@ mod tests {
         assert!(parse_url("postgres://127.0.0.1/games").is_err());
         assert!(parse_url("postgres://tengen@127.0.0.1:notaport/games").is_err());
         assert!(is_url("postgresql://a@b/c") && !is_url("games.sqlite"));
+        assert_eq!(
+            redacted("postgres://tengen:secret@db:5432/games"),
+            "postgres://tengen:***@db:5432/games"
+        );
+        assert_eq!(
+            redacted("postgres://tengen@db/games"),
+            "postgres://tengen@db/games"
+        );
     }
 
     #[test]
