@@ -948,6 +948,22 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
         "{answer}"
     );
 
+    // A game deleted on one server is gone on the other, which held a copy.
+    let doomed = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
+    let doomed_path = format!("/api/games/{}", key_of(&doomed));
+    let (status, _) = two.post(
+        &format!("{doomed_path}/moves"),
+        json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(one.json("DELETE", &doomed_path, None).0, 200);
+    let (status, answer) = two.post(
+        &format!("{doomed_path}/moves"),
+        json!({"move": "D4", "number": 3}),
+    );
+    assert_eq!((status, &answer["resync"]), (404, &json!(true)), "{answer}");
+    assert_eq!(two.get(&doomed_path).0, 404);
+
     // The database goes away: a move is answered 503 with Retry-After, and nothing is
     // stored; once it is back, the same move goes through.
     cluster.stop();
@@ -968,6 +984,47 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
 
 fn game_body() -> String {
     json!({"client": "p", "size": 9, "level": "easy", "color": "B"}).to_string()
+}
+
+#[test]
+fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_then() {
+    use tengen::serve::store::{SqliteStore, Store, StoredGame};
+    let dir = TempDir::new("unanswered");
+    // The store as a server leaves it when it dies after storing the client's move and
+    // before the AI's reply.
+    let last_active = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    SqliteStore::open(&dir.0.join("games.sqlite"))
+        .unwrap()
+        .create(&StoredGame {
+            key: "0a1b2c".to_string(),
+            client: "t".to_string(),
+            size: 9,
+            level: "easy".to_string(),
+            color: 'B',
+            komi: 7.5,
+            handicap: 0,
+            moves: vec!["E5".to_string()],
+            ending: None,
+            last_active,
+            request_id: None,
+            undone_from: None,
+        })
+        .unwrap();
+    let server = Server::start(&dir.0, &[]);
+    let path = "/api/games/0a1b2c/moves";
+    let (status, answered) = server.post(path, json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{answered}");
+    let reply = answered["reply"]
+        .as_str()
+        .expect("the AI's reply, made now");
+    assert_eq!(moves(&answered), ["E5", reply]);
+    assert_eq!(answered["your_turn"], true);
+    // Sent once more, the same reply, stored.
+    let (status, again) = server.post(path, json!({"move": "E5", "number": 1}));
+    assert_eq!((status, &again), (200, &answered));
 }
 
 #[test]

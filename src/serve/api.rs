@@ -286,8 +286,12 @@ impl Entry {
     }
 
     /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
-    /// the store refused the move): then the 404 that tells the client to resync.
+    /// the store refused the move): then the 404 that tells the client to resync. A game the
+    /// store no longer has (another server deleted it) is closed here too.
     fn gone_or(&self, error: ApiError) -> ApiError {
+        if error.status == StatusCode::NOT_FOUND {
+            self.closed.store(true, Ordering::Relaxed);
+        }
         if self.closed.load(Ordering::Relaxed) {
             ApiError::unknown_game()
         } else {
@@ -474,7 +478,17 @@ impl Server {
     /// The game `key`, loaded from the store if it is not held here (another server made
     /// it), with its client's request counted.
     async fn entry(&self, key: &str) -> Result<Arc<Entry>, ApiError> {
-        let held = self.games().get(key).cloned();
+        let held = {
+            let mut games = self.games();
+            // A copy found gone from the store is dropped, and the game looked for again.
+            if games
+                .get(key)
+                .is_some_and(|e| e.closed.load(Ordering::Relaxed))
+            {
+                games.remove(key);
+            }
+            games.get(key).cloned()
+        };
         let entry = match held {
             Some(entry) => entry,
             None if is_key(key) => self
