@@ -948,6 +948,20 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
         "{answer}"
     );
 
+    // The limit of unfinished games holds across the servers.
+    let many = json!({"client": "many", "size": 9, "level": "easy", "color": "B"});
+    for n in 0..8 {
+        [&one, &two][n % 2].open(many.clone());
+    }
+    let (status, answer) = one.post("/api/games", many.clone());
+    assert_eq!(
+        (status, answer["field"].as_str()),
+        (429, Some("client")),
+        "{answer}"
+    );
+    let (status, _) = two.post("/api/games", many);
+    assert_eq!(status, 429);
+
     // A game deleted on one server is gone on the other, which held a copy.
     let doomed = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
     let doomed_path = format!("/api/games/{}", key_of(&doomed));

@@ -140,14 +140,23 @@ fn keeps_games(store: &dyn Store) {
     };
     store.create(&ended).unwrap();
     assert_eq!(store.load("e").unwrap().as_ref(), Some(&ended));
-    // A game changed since the time asked is kept.
-    assert!(!store.forget("e", 150).unwrap());
-    assert!(!store.forget("zz", 150).unwrap());
-    let mut expired = store.expire(165).unwrap();
-    expired.sort();
-    assert_eq!(expired, ["b", "d"]);
-    assert!(store.forget("e", 250).unwrap());
-    store.create(&ended).unwrap();
+    // Kept: a game used since (only read, so the store did not see it), and one changed
+    // after the time asked.
+    let expired = store.expire(165, &["d".to_string()]).unwrap();
+    assert_eq!(expired, ["b"]);
+    assert_eq!(store.expire(165, &[]).unwrap(), ["d"]);
+    // The limit counts the client's unfinished games ("a"), not its finished ones ("e").
+    let limit = store.create_within(&game("f", &[]), 1).unwrap_err();
+    assert_eq!(limit.kind, StoreErrorKind::Limit, "{limit}");
+    let finished = StoredGame {
+        key: "g".into(),
+        ..ended.clone()
+    };
+    store.create_within(&finished, 1).unwrap();
+    store.create_within(&game("f", &[]), 2).unwrap();
+    assert_eq!(store.count().unwrap(), 4);
+    store.delete("f").unwrap();
+    store.delete("g").unwrap();
     store.delete("a").unwrap();
     store.delete("a").unwrap();
     assert_eq!(store.load_all().unwrap(), [ended]);

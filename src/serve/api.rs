@@ -79,6 +79,9 @@ impl ApiError {
                 error
             }
             StoreErrorKind::Missing => ApiError::unknown_game(),
+            StoreErrorKind::Limit => {
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, e.message).with("field", "client")
+            }
             StoreErrorKind::Taken => {
                 log::info!("store: {e}");
                 let mut error = ApiError::conflict(
@@ -219,7 +222,6 @@ pub struct Entry {
     slot: tokio::sync::Mutex<Slot>,
     /// The game as last changed, for reads that should not wait for a search.
     view: Mutex<Arc<ServedGame>>,
-    over: AtomicBool,
     /// Set when the game is deleted or expires; a search that ends after it stores nothing.
     closed: AtomicBool,
     last_active: AtomicU64,
@@ -248,7 +250,6 @@ impl Entry {
             key: game.key.clone(),
             client: game.client.clone(),
             request_id: game.request_id.clone(),
-            over: AtomicBool::new(game.over()),
             view: Mutex::new(Arc::new(game.clone())),
             slot: tokio::sync::Mutex::new(Slot { game, player: None }),
             closed: AtomicBool::new(false),
@@ -263,7 +264,6 @@ impl Entry {
     }
 
     fn publish(&self, game: &ServedGame) {
-        self.over.store(game.over(), Ordering::Relaxed);
         *self.view.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(game.clone());
         // The position analysed is gone: free its worker.
         self.analysis_stop
@@ -346,26 +346,15 @@ impl Server {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Drops the stored games idle for longer than the timeout, then loads the rest by
-    /// replaying their moves; how many were loaded. A game that no longer replays (its
-    /// level gone from the config, say) is logged and played at the default level, or
-    /// skipped.
+    /// Drops the stored games idle for longer than the timeout; how many are left. The
+    /// others are loaded when first asked for.
     pub fn restore(&self) -> Result<usize, StoreError> {
         let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
-        let expired = self.store.expire(cutoff)?;
+        let expired = self.store.expire(cutoff, &[])?;
         if !expired.is_empty() {
             log::info!("{} idle games expired", expired.len());
         }
-        let mut loaded = 0;
-        for stored in self.store.load_all()? {
-            let last_active = stored.last_active;
-            if let Some(game) = self.replay(stored) {
-                let entry = Arc::new(Entry::new(game, last_active));
-                self.games().insert(entry.key.clone(), entry);
-                loaded += 1;
-            }
-        }
-        Ok(loaded)
+        self.store.count()
     }
 
     /// The game `stored` holds, its moves replayed; at the default level if its own is no
@@ -438,29 +427,33 @@ impl Server {
         Ok(())
     }
 
-    /// Forgets the games idle here for longer than the timeout (not one whose move is being
-    /// made): in memory, and in the store too unless another server changed the game since
-    /// (then only this copy is dropped, and loaded again if asked for).
+    /// Forgets the games idle for longer than the timeout: drops the copies idle here (not
+    /// one whose move is being made), and removes from the store the games idle there but
+    /// those used here since (reads do not write the store).
     pub async fn expire_idle(self: &Arc<Self>) {
         let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
-        let expired: Vec<Arc<Entry>> = {
+        let (dropped, used): (Vec<Arc<Entry>>, Vec<String>) = {
             let mut games = self.games();
-            let keys: Vec<String> = games
+            let idle: Vec<String> = games
                 .values()
                 .filter(|e| {
                     e.last_active.load(Ordering::Relaxed) < cutoff && e.slot.try_lock().is_ok()
                 })
                 .map(|e| e.key.clone())
                 .collect();
-            keys.iter().filter_map(|k| games.remove(k)).collect()
+            let dropped = idle.iter().filter_map(|k| games.remove(k)).collect();
+            (dropped, games.keys().cloned().collect())
         };
-        for entry in expired {
-            let key = entry.key.clone();
-            match self.blocking_store(move |s| s.forget(&key, cutoff)).await {
-                Ok(true) => entry.closed.store(true, Ordering::Relaxed),
-                Ok(false) => {}
-                Err(e) => log::error!("expiring {}: {:?}", entry.key, e),
+        match self.blocking_store(move |s| s.expire(cutoff, &used)).await {
+            Ok(expired) => {
+                for entry in dropped.iter().filter(|e| expired.contains(&e.key)) {
+                    entry.closed.store(true, Ordering::Relaxed);
+                }
+                if !expired.is_empty() {
+                    log::info!("{} idle games expired", expired.len());
+                }
             }
+            Err(e) => log::error!("expiring idle games: {e:?}"),
         }
     }
 
@@ -607,26 +600,14 @@ pub async fn create(State(server): Shared, body: Body) -> Reply {
         game.ending = Some(server.ai.score(&game.game).await);
     }
     let entry = Arc::new(Entry::new(game.clone(), now()));
-    {
-        let mut games = server.games();
-        let open = games
-            .values()
-            .filter(|e| e.client == game.client && !e.over.load(Ordering::Relaxed))
-            .count();
-        if open >= server.max_games_per_client && !game.over() {
-            return Err(ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "client: `{}` already has {open} unfinished games, the most allowed: finish or DELETE one first",
-                    game.client
-                ),
-            )
-            .with("field", "client"));
-        }
-        games.insert(game.key.clone(), Arc::clone(&entry));
-    }
+    server.games().insert(game.key.clone(), Arc::clone(&entry));
+    // The store counts the client's unfinished games (on every server sharing it).
     let stored: StoredGame = game.to_stored(now());
-    if let Err(e) = server.blocking_store(move |s| s.create(&stored)).await {
+    let max_open = server.max_games_per_client;
+    if let Err(e) = server
+        .blocking_store(move |s| s.create_within(&stored, max_open))
+        .await
+    {
         server.games().remove(&game.key);
         // The same request, sent again, was stored first (by another server, or another
         // connection of the client's).

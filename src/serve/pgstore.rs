@@ -20,7 +20,7 @@ use r2d2_postgres::PostgresConnectionManager;
 use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
-    Ending, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind, StoredGame,
+    Ending, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind, StoredGame, over_limit,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -33,6 +33,10 @@ const MIGRATIONS: [&str; SCHEMA_VERSION] = [
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7465_6e67_656e;
+
+/// The advisory lock that expiry runs under, so that one server expires at a time:
+/// "expire" in ASCII.
+const EXPIRY_LOCK: i64 = 0x6578_7069_7265;
 
 /// The longest a migration (or the wait for another server's) may take.
 const MIGRATION_TIMEOUT: Duration = Duration::from_secs(60);
@@ -480,9 +484,34 @@ impl Store for PgStore {
             .pop())
     }
 
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+    fn count(&self) -> Result<usize, StoreError> {
+        let count: i64 = self
+            .conn()?
+            .query_one("SELECT count(*) FROM games", &[])?
+            .get(0);
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
+        if game.ending.is_none() {
+            // One creation of this client's at a time, on every server, so that the count
+            // below stays true until this one commits.
+            tx.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                &[&game.client],
+            )?;
+            let open: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM games WHERE client = $1 AND result IS NULL",
+                    &[&game.client],
+                )?
+                .get(0);
+            if usize::try_from(open).unwrap_or(usize::MAX) >= max_open {
+                return Err(over_limit(&game.client, max_open));
+            }
+        }
         let undone_from = game.undone_from.map(int).transpose()?;
         tx.execute(
             "INSERT INTO games (key, client, size, level, color, komi, handicap, created,
@@ -560,24 +589,26 @@ impl Store for PgStore {
         Ok(())
     }
 
-    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError> {
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn()?;
-        let rows = conn.query(
-            "DELETE FROM games WHERE last_active < $1 RETURNING key",
-            &[&(before as i64)],
+        let mut tx = conn.transaction()?;
+        // One server expires at a time; the others find the lock taken and skip this round.
+        let ours: bool = tx
+            .query_one("SELECT pg_try_advisory_xact_lock($1)", &[&EXPIRY_LOCK])?
+            .get(0);
+        if !ours {
+            return Ok(Vec::new());
+        }
+        let rows = tx.query(
+            "DELETE FROM games WHERE last_active < $1 AND NOT (key = ANY($2)) RETURNING key",
+            &[&(before as i64), &keep],
         )?;
-        rows.iter()
+        let keys = rows
+            .iter()
             .map(|row| row.try_get(0).map_err(StoreError::from))
-            .collect()
-    }
-
-    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError> {
-        let mut conn = self.conn()?;
-        let removed = conn.execute(
-            "DELETE FROM games WHERE key = $1 AND last_active < $2",
-            &[&key, &(before as i64)],
-        )?;
-        Ok(removed > 0)
+            .collect::<Result<Vec<String>, _>>()?;
+        tx.commit()?;
+        Ok(keys)
     }
 }
 

@@ -74,6 +74,8 @@ pub enum StoreErrorKind {
     Taken,
     /// The game is not in the store (deleted or expired).
     Missing,
+    /// The client already holds the most unfinished games allowed.
+    Limit,
 }
 
 /// A store call that failed, and why.
@@ -149,8 +151,17 @@ pub trait Store: Send + Sync {
         request_id: &str,
     ) -> Result<Option<StoredGame>, StoreError>;
     /// Adds a new game (its `moves` and `ending` too). Fails with [`StoreErrorKind::Taken`]
-    /// when its key, or its client's request id, is taken.
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError>;
+    /// when its key, or its client's request id, is taken, and with
+    /// [`StoreErrorKind::Limit`] when it is unfinished and its client already has `max_open`
+    /// unfinished games: counted in the same transaction, one creation of a client's at a
+    /// time, so that the limit holds for servers sharing the store.
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError>;
+    /// Adds a new game, as [`Store::create_within`] with no limit.
+    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+        self.create_within(game, usize::MAX)
+    }
+    /// How many games it holds.
+    fn count(&self) -> Result<usize, StoreError>;
     /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone
     /// ([`StoreErrorKind::Missing`]) or the first is not the next move, a number taken or
     /// left out ([`StoreErrorKind::Taken`]: another server changed the game).
@@ -171,11 +182,19 @@ pub trait Store: Send + Sync {
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
     /// Removes a game; removing one that is not there is no error.
     fn delete(&self, key: &str) -> Result<(), StoreError>;
-    /// Removes the games last active before `before`; their keys.
-    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError>;
-    /// Removes game `key` if the store has it last active before `before` (no other server
-    /// changed it since); whether it did.
-    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError>;
+    /// Removes the games last active before `before` but those in `keep` (used since, but
+    /// only read); their keys.
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError>;
+}
+
+/// The refusal of a client's game past `max_open` unfinished ones.
+pub fn over_limit(client: &str, max_open: usize) -> StoreError {
+    StoreError {
+        kind: StoreErrorKind::Limit,
+        message: format!(
+            "client: `{client}` already has {max_open} unfinished games, the most allowed: finish or DELETE one first"
+        ),
+    }
 }
 
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
@@ -451,9 +470,26 @@ impl Store for SqliteStore {
             .pop())
     }
 
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+    fn count(&self) -> Result<usize, StoreError> {
+        let count: i64 = self
+            .conn()
+            .query_row("SELECT count(*) FROM games", [], |r| r.get(0))?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError> {
         let game = game.clone();
         self.write(move |tx| {
+            if game.ending.is_none() {
+                let open: i64 = tx.query_row(
+                    "SELECT count(*) FROM games WHERE client = ?1 AND result IS NULL",
+                    [&game.client],
+                    |r| r.get(0),
+                )?;
+                if usize::try_from(open).unwrap_or(usize::MAX) >= max_open {
+                    return Err(over_limit(&game.client, max_open));
+                }
+            }
             tx.execute(
                 "INSERT INTO games (key, client, size, level, color, komi, handicap, created,
                                     last_active, request_id, undone_from)
@@ -531,35 +567,22 @@ impl Store for SqliteStore {
         })
     }
 
-    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError> {
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let keys: Vec<String> = tx
             .prepare("SELECT key FROM games WHERE last_active < ?1")?
             .query_map([before as i64], |r| r.get(0))?
+            .filter(|key| !matches!(key, Ok(key) if keep.contains(key)))
             .collect::<Result<_, _>>()?;
-        tx.execute("DELETE FROM games WHERE last_active < ?1", [before as i64])?;
+        {
+            let mut delete = tx.prepare("DELETE FROM games WHERE key = ?1")?;
+            for key in &keys {
+                delete.execute([key])?;
+            }
+        }
         tx.commit()?;
         Ok(keys)
-    }
-
-    fn forget(&self, key: &str, before: u64) -> Result<bool, StoreError> {
-        let key = key.to_string();
-        let removed = self.write(move |tx| {
-            let removed = tx.execute(
-                "DELETE FROM games WHERE key = ?1 AND last_active < ?2",
-                params![key, before as i64],
-            )?;
-            if removed == 0 {
-                return Err(StoreError::missing(&key));
-            }
-            Ok(())
-        });
-        match removed {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind == StoreErrorKind::Missing => Ok(false),
-            Err(e) => Err(e),
-        }
     }
 }
 
@@ -617,7 +640,7 @@ mod tests {
         store.truncate("a", 1, 4, 170).unwrap();
         assert_eq!(store.load_all().unwrap()[0].moves, ["D4"]);
         assert_eq!(store.load("a").unwrap().unwrap().undone_from, Some(4));
-        assert_eq!(store.expire(165).unwrap(), ["b"]);
+        assert_eq!(store.expire(165, &[]).unwrap(), ["b"]);
         store.delete("a").unwrap();
         assert!(store.load_all().unwrap().is_empty());
     }
