@@ -18,6 +18,10 @@
 //!   `chromium` and `chromium-driver` packages); their paths reach the browser test as
 //!   `TENGEN_TEST_CHROMIUM` and `TENGEN_TEST_CHROMEDRIVER`. With `TENGEN_REQUIRE_EXTERNAL=1` the
 //!   cfg is set even without them, so that the test runs and fails.
+//! - `postgres_tests`: PostgreSQL's `initdb` and `pg_ctl` were found (on PATH, or in the
+//!   newest /usr/lib/postgresql/*/bin, where Debian's `postgresql` package puts them); their
+//!   directory reaches the tests as `TENGEN_TEST_PG_BIN`. With `TENGEN_REQUIRE_EXTERNAL=1`
+//!   the cfg is set even without them, so that the tests run and fail.
 //! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
@@ -37,6 +41,7 @@ use std::process::Command;
 const CFGS: [&str; 6] = [
     "gnugo_tests",
     "chromium_tests",
+    "postgres_tests",
     "katago_tests",
     "katrain_tests",
     "sabaki_tests",
@@ -109,6 +114,21 @@ fn main() {
             enable("chromium_tests");
         }
     }
+    match find_postgres() {
+        Some(bin) => {
+            println!("cargo::rerun-if-changed={}", bin.display());
+            println!("cargo::rustc-env=TENGEN_TEST_PG_BIN={}", bin.display());
+            enable("postgres_tests");
+        }
+        None => {
+            if Path::new("/usr/lib").is_dir() {
+                println!("cargo::rerun-if-changed=/usr/lib");
+            }
+            if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
+                enable("postgres_tests");
+            }
+        }
+    }
     if env_set("TENGEN_KATAGO") {
         enable("katago_tests");
     }
@@ -173,6 +193,30 @@ fn find_gnugo() -> Option<PathBuf> {
         .chain([PathBuf::from("/usr/games")])
         .map(|dir| dir.join("gnugo"))
         .find(|p| is_executable(p))
+}
+
+/// The directory that holds PostgreSQL's `initdb` and `pg_ctl`: on PATH, else the newest
+/// /usr/lib/postgresql/VERSION/bin.
+fn find_postgres() -> Option<PathBuf> {
+    let has_both =
+        |dir: &Path| is_executable(&dir.join("initdb")) && is_executable(&dir.join("pg_ctl"));
+    if let Some(initdb) = find_on_path("initdb")
+        && let Some(dir) = initdb.parent()
+        && has_both(dir)
+    {
+        return Some(dir.to_path_buf());
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let version = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((version, entry.path().join("bin")))
+        })
+        .filter(|(_, bin)| has_both(bin))
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, bin)| bin)
 }
 
 /// `name` in a directory of PATH.

@@ -205,13 +205,25 @@ impl BookBuildArgs {
 }
 
 #[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
 struct ServeArgs {
+    #[command(subcommand)]
+    command: Option<ServeCommand>,
     /// Where to listen, host:port (port 0: any free port; the address is printed on stderr).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
     bind: String,
-    /// The SQLite file that keeps the games across restarts (created if missing).
-    #[arg(long, value_name = "FILE", default_value = "tengen-games.sqlite")]
-    store: PathBuf,
+    /// Where the games are kept across restarts: a SQLite file (created if missing), or a
+    /// PostgreSQL database that several servers share, postgres://USER@HOST:PORT/DB (the
+    /// password from PGPASSWORD or ~/.pgpass, never in the URL).
+    #[arg(long, value_name = "FILE|URL", default_value = "tengen-games.sqlite")]
+    store: String,
+    /// PostgreSQL: connections held open at most.
+    #[arg(long, value_name = "N", default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    store_pool: u32,
+    /// PostgreSQL: the longest one statement, or the wait for a connection, may take (e.g.
+    /// 5s); a request that runs into it is answered 503 with Retry-After.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = tengen::serve::parse_duration)]
+    store_timeout: Duration,
     /// The engines.toml to read. Default: $TENGEN_CONFIG, else ./engines.toml, else the user's
     /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
     #[arg(long, value_name = "PATH")]
@@ -232,6 +244,20 @@ struct ServeArgs {
     /// The longest the AI thinks about one move, in seconds.
     #[arg(long, value_name = "S", default_value_t = 10.0)]
     move_time: f64,
+}
+
+#[derive(Subcommand)]
+enum ServeCommand {
+    /// Copy every game of a SQLite store into a PostgreSQL one (games it already holds are
+    /// kept), e.g. before moving from one server to several.
+    Migrate {
+        /// The SQLite file to copy from.
+        #[arg(long, value_name = "FILE")]
+        from: PathBuf,
+        /// The PostgreSQL database to copy to, postgres://USER@HOST:PORT/DB.
+        #[arg(long, value_name = "URL")]
+        to: String,
+    },
 }
 
 #[derive(Args)]
@@ -579,6 +605,36 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
 }
 
 fn run_serve(args: ServeArgs) -> ExitCode {
+    if args.store_timeout.is_zero() || args.store_timeout.as_secs() >= 3600 {
+        return fail(&"--store-timeout wants a duration from 1s to under an hour");
+    }
+    let settings = tengen::serve::pgstore::PgSettings {
+        pool_size: args.store_pool,
+        statement_timeout: args.store_timeout,
+        connect_timeout: args.store_timeout,
+    };
+    if let Some(ServeCommand::Migrate { from, to }) = args.command {
+        if !tengen::serve::pgstore::is_url(&to) {
+            return fail(&format!(
+                "--to {}: wants a PostgreSQL URL, postgres://USER@HOST:PORT/DB",
+                tengen::serve::pgstore::redacted(&to)
+            ));
+        }
+        if !from.is_file() {
+            return fail(&format!("--from {}: no such file", from.display()));
+        }
+        let target = tengen::serve::StoreAt::parse(&to, settings);
+        return match tengen::serve::migrate(&from, &target) {
+            Ok((copied, present)) => {
+                eprintln!(
+                    "tengen serve migrate: {copied} games copied from {} to {target}; {present} were there already",
+                    from.display()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(&format!("serve migrate: {e}")),
+        };
+    }
     let config = match Config::load(args.config.as_deref()) {
         Ok(config) => config,
         Err(e) => return fail(&e),
@@ -594,7 +650,7 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     }
     let options = tengen::serve::ServeOptions {
         bind: args.bind,
-        store: args.store,
+        store: tengen::serve::StoreAt::parse(&args.store, settings),
         config,
         workers: thread_count(args.workers),
         max_games_per_client: args.max_games_per_client as usize,

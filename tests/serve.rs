@@ -1,7 +1,10 @@
 //! `tengen serve` over loopback: the real binary, a plain HTTP/1.1 client, and a store in a
 //! temporary directory per test. Full games at `easy` and `medium`, every error case, the
 //! resync path, the per-client limits (games and requests), undo, expiry, a restart after
-//! `kill -9`, and a long search beside an easy game.
+//! `kill -9`, a long search beside an easy game, requests sent twice (retries), and two
+//! servers sharing one PostgreSQL that goes away and comes back.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -45,11 +48,17 @@ impl Server {
     /// Starts `tengen serve --bind 127.0.0.1:0 --store DIR/games.sqlite ARGS` in `dir` (so no
     /// engines.toml is picked up) and waits for the address it prints.
     fn start(dir: &Path, args: &[&str]) -> Server {
-        let store = dir.join("games.sqlite");
+        Server::start_at(dir, dir.join("games.sqlite").as_os_str(), args)
+    }
+
+    /// Starts `tengen serve --store STORE ARGS` in `dir` (with PGPASSWORD set for a test
+    /// cluster's store).
+    fn start_at(dir: &Path, store: &std::ffi::OsStr, args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
             .args(["serve", "--bind", "127.0.0.1:0", "--store"])
-            .arg(&store)
+            .arg(store)
             .args(args)
+            .env("PGPASSWORD", common::pg::PASSWORD)
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -410,7 +419,8 @@ fn every_bad_request_gets_a_json_error_naming_its_field() {
     let move_cases = [
         (json!({"move": "E5", "number": next}), "move", 422),
         (json!({"move": "E5", "number": next + 1}), "number", 409),
-        (json!({"move": "E5", "number": 1}), "number", 409),
+        // A move numbered as one stored, but another move: not a retry.
+        (json!({"move": "D4", "number": 1}), "number", 409),
         (json!({"move": "E5", "number": -1}), "number", 400),
         (json!({"move": "E5", "number": "3"}), "number", 400),
         (json!({"move": "E5"}), "number", 400),
@@ -620,9 +630,9 @@ fn undo_takes_back_the_clients_move_and_the_reply() {
     assert_eq!(undone["moves"], first["moves"]);
     assert_eq!(undone["board"], first["board"]);
     assert_eq!(undone["your_turn"], true);
-    // The same undo sent again does nothing more.
-    let (status, _) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 5}));
-    assert_eq!(status, 409);
+    // The same undo sent again does nothing more, and answers the same.
+    let (status, again) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 5}));
+    assert_eq!((status, &again), (200, &undone));
     let (status, undone) = server.post(&format!("/api/games/{key}/undo"), json!({"number": 3}));
     assert_eq!(status, 200);
     assert_eq!(undone["number"], 1);
@@ -818,6 +828,217 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
         moves(&server.get(&format!("/api/games/{slow_key}")).1),
         [vertex.as_str()]
     );
+}
+
+/// Every way of sending a request twice that a client retrying after a timeout meets.
+fn check_retries(first: &Server, again: &Server) {
+    // A creation with a request id, sent again (to either server), is the same game.
+    let body =
+        json!({"client": "r", "size": 9, "level": "easy", "color": "B", "request_id": "new-1"});
+    let created = first.open(body.clone());
+    let key = key(&created);
+    let (status, resent) = again.post("/api/games", body.clone());
+    assert_eq!((status, &resent), (201, &created));
+    // The same id for other settings is refused; without an id, each creation is new.
+    let mut other = body.clone();
+    other["size"] = json!(13);
+    let (status, answer) = again.post("/api/games", other);
+    assert_eq!(
+        (status, answer["field"].as_str()),
+        (409, Some("request_id")),
+        "{answer}"
+    );
+    let plain = json!({"client": "r", "size": 9, "level": "easy", "color": "B"});
+    assert_ne!(
+        key_of(&first.open(plain.clone())),
+        key_of(&first.open(plain))
+    );
+
+    // A move sent again answers the state and the same reply; another move with a taken
+    // number is still refused.
+    let moves_path = format!("/api/games/{key}/moves");
+    let (status, played) = first.post(&moves_path, json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{played}");
+    assert!(played["reply"].is_string(), "{played}");
+    for server in [first, again] {
+        let (status, resent) = server.post(&moves_path, json!({"move": "e5", "number": 1}));
+        assert_eq!((status, &resent), (200, &played));
+    }
+    let (status, answer) = again.post(&moves_path, json!({"move": "D4", "number": 1}));
+    assert_eq!(
+        (status, answer["expected"].as_u64()),
+        (409, Some(3)),
+        "{answer}"
+    );
+    // Also a resent move some moves back answers its own reply, with the state as it is.
+    let (_, later) = again.post(&moves_path, json!({"move": "pass", "number": 3}));
+    let (status, resent) = first.post(&moves_path, json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200);
+    assert_eq!(
+        (&resent["reply"], &resent["moves"]),
+        (&played["reply"], &later["moves"])
+    );
+
+    // An undo sent again takes back nothing more.
+    let undo_path = format!("/api/games/{key}/undo");
+    let (status, undone) = first.post(&undo_path, json!({"number": 5}));
+    assert_eq!((status, moves(&undone).len()), (200, 2), "{undone}");
+    let (status, resent) = again.post(&undo_path, json!({"number": 5}));
+    assert_eq!((status, &resent), (200, &undone));
+
+    // genmove sent again answers the same move.
+    let white = again.open(json!({"client": "r", "size": 9, "level": "easy", "color": "W"}));
+    let genmove_path = format!("/api/games/{}/genmove", key_of(&white));
+    let (status, moved) = again.post(&genmove_path, json!({"number": 1}));
+    assert_eq!(status, 200, "{moved}");
+    let (status, resent) = first.post(&genmove_path, json!({"number": 1}));
+    assert_eq!((status, &resent), (200, &moved));
+    // Not a move of the AI's: still a conflict.
+    let white_moves = format!("/api/games/{}/moves", key_of(&white));
+    let (status, _) = again.post(&white_moves, json!({"move": "C3", "number": 2}));
+    assert_eq!(status, 200);
+    let (status, _) = first.post(&genmove_path, json!({"number": 2}));
+    assert_eq!(status, 409);
+
+    // A resignation sent again.
+    let (status, resigned) = again.post(&moves_path, json!({"move": "resign", "number": 3}));
+    assert_eq!(
+        (status, resigned["result"].as_str()),
+        (200, Some("W+R")),
+        "{resigned}"
+    );
+    let (status, resent) = first.post(&moves_path, json!({"move": "resign", "number": 3}));
+    assert_eq!((status, &resent), (200, &resigned));
+    let (status, _) = first.post(&moves_path, json!({"move": "D4", "number": 3}));
+    assert_eq!(status, 409);
+}
+
+#[test]
+fn requests_sent_twice_answer_the_same_and_change_nothing_more() {
+    let dir = TempDir::new("retries");
+    let server = Server::start(&dir.0, &[]);
+    check_retries(&server, &server);
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
+    let dir = TempDir::new("postgres");
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let one = Server::start_at(&dir.0, url.as_ref(), &[]);
+    let two = Server::start_at(&dir.0, url.as_ref(), &["--store-timeout", "2s"]);
+    // Requests resent to the other server (as a balancer's retry does) are safe too; each
+    // server loads the games the other made when first asked, and reloads a copy the other
+    // changed since.
+    check_retries(&one, &two);
+    let game = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
+    let path = format!("/api/games/{}/moves", key_of(&game));
+    let (_, on_two) = two.post(&path, json!({"move": "E5", "number": 1}));
+    let (status, on_one) = one.post(&path, json!({"move": "D4", "number": 3}));
+    assert_eq!(status, 200, "{on_one}");
+    assert_eq!(moves(&on_one)[..2], moves(&on_two)[..]);
+    let (status, answer) = two.post(&path, json!({"move": "F6", "number": 3}));
+    assert_eq!(
+        (status, answer["expected"].as_u64()),
+        (409, Some(5)),
+        "{answer}"
+    );
+
+    // The limit of unfinished games holds across the servers.
+    let many = json!({"client": "many", "size": 9, "level": "easy", "color": "B"});
+    for n in 0..8 {
+        [&one, &two][n % 2].open(many.clone());
+    }
+    let (status, answer) = one.post("/api/games", many.clone());
+    assert_eq!(
+        (status, answer["field"].as_str()),
+        (429, Some("client")),
+        "{answer}"
+    );
+    let (status, _) = two.post("/api/games", many);
+    assert_eq!(status, 429);
+
+    // A game deleted on one server is gone on the other, which held a copy.
+    let doomed = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
+    let doomed_path = format!("/api/games/{}", key_of(&doomed));
+    let (status, _) = two.post(
+        &format!("{doomed_path}/moves"),
+        json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!(status, 200);
+    assert_eq!(one.json("DELETE", &doomed_path, None).0, 200);
+    let (status, answer) = two.post(
+        &format!("{doomed_path}/moves"),
+        json!({"move": "D4", "number": 3}),
+    );
+    assert_eq!((status, &answer["resync"]), (404, &json!(true)), "{answer}");
+    assert_eq!(two.get(&doomed_path).0, 404);
+
+    // The database goes away: a move is answered 503 with Retry-After, and nothing is
+    // stored; once it is back, the same move goes through.
+    cluster.stop();
+    let body = json!({"move": "F6", "number": 5}).to_string();
+    let (status, head, text) = two.request("POST", &path, Some(&body));
+    assert_eq!(status, 503, "{text}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    let (status, _, text) = one.request("POST", "/api/games", Some(&game_body()));
+    assert_eq!(status, 503, "{text}");
+    cluster.restart();
+    let (status, state) = two.post(&path, json!({"move": "F6", "number": 5}));
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(moves(&state).len(), 6);
+    assert_eq!(moves(&state)[..4], moves(&on_one)[..]);
+    let (status, _, _) = one.request("POST", "/api/games", Some(&game_body()));
+    assert_eq!(status, 201);
+}
+
+fn game_body() -> String {
+    json!({"client": "p", "size": 9, "level": "easy", "color": "B"}).to_string()
+}
+
+#[test]
+fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_then() {
+    use tengen::serve::store::{SqliteStore, Store, StoredGame};
+    let dir = TempDir::new("unanswered");
+    // The store as a server leaves it when it dies after storing the client's move and
+    // before the AI's reply.
+    let last_active = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    SqliteStore::open(&dir.0.join("games.sqlite"))
+        .unwrap()
+        .create(&StoredGame {
+            key: "0a1b2c".to_string(),
+            client: "t".to_string(),
+            size: 9,
+            level: "easy".to_string(),
+            color: 'B',
+            komi: 7.5,
+            handicap: 0,
+            moves: vec!["E5".to_string()],
+            ending: None,
+            last_active,
+            request_id: None,
+            undone_from: None,
+        })
+        .unwrap();
+    let server = Server::start(&dir.0, &[]);
+    let path = "/api/games/0a1b2c/moves";
+    let (status, answered) = server.post(path, json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{answered}");
+    let reply = answered["reply"]
+        .as_str()
+        .expect("the AI's reply, made now");
+    assert_eq!(moves(&answered), ["E5", reply]);
+    assert_eq!(answered["your_turn"], true);
+    // Sent once more, the same reply, stored.
+    let (status, again) = server.post(path, json!({"move": "E5", "number": 1}));
+    assert_eq!((status, &again), (200, &answered));
 }
 
 #[test]

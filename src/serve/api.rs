@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
 use super::limit::RateLimit;
-use super::store::{NewMoves, Store, StoreError, StoredGame};
+use super::store::{NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
 use crate::board::Move;
 use crate::player::Answer;
 use crate::sgf::{self, RecordInfo};
@@ -33,6 +33,9 @@ pub struct ApiError {
     body: serde_json::Map<String, Value>,
     /// Sent as `Retry-After` (whole seconds, rounded up).
     retry_after: Option<Duration>,
+    /// The store refused a write because another request had stored it first: the game
+    /// held here is stale.
+    stale: bool,
 }
 
 impl ApiError {
@@ -43,6 +46,7 @@ impl ApiError {
             status,
             body,
             retry_after: None,
+            stale: false,
         }
     }
 
@@ -60,12 +64,33 @@ impl ApiError {
         .with("resync", true)
     }
 
+    /// The answer for a store that failed: 503 with `Retry-After` when it is unavailable
+    /// (nothing was changed), the resync 404 when the game is gone from it, and a 409 (the
+    /// game changed meanwhile) when another request stored first.
     fn store(e: StoreError) -> ApiError {
-        log::error!("store: {e}");
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the game store failed; nothing was changed: try again",
-        )
+        match e.kind {
+            StoreErrorKind::Unavailable => {
+                log::error!("store: {e}");
+                let mut error = ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the game store failed; nothing was changed: try again",
+                );
+                error.retry_after = Some(STORE_RETRY_AFTER);
+                error
+            }
+            StoreErrorKind::Missing => ApiError::unknown_game(),
+            StoreErrorKind::Limit => {
+                ApiError::new(StatusCode::TOO_MANY_REQUESTS, e.message).with("field", "client")
+            }
+            StoreErrorKind::Taken => {
+                log::info!("store: {e}");
+                let mut error = ApiError::conflict(
+                    "another request changed the game first: read its state and go on from there",
+                );
+                error.stale = true;
+                error
+            }
+        }
     }
 
     /// A 429 for a client over its request rate, with the wait until its next request.
@@ -126,6 +151,9 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// How long a client is told to wait after the store failed.
+const STORE_RETRY_AFTER: Duration = Duration::from_secs(1);
+
 /// Reads a JSON body into `T`, naming the field at fault when it cannot.
 fn parse<T: DeserializeOwned>(body: Body) -> Result<T, ApiError> {
     let bytes = body.map_err(|r| ApiError::new(r.status(), r.body_text()))?;
@@ -178,15 +206,22 @@ fn new_key() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether `key` could be a key: 32 lowercase hex digits, as [`new_key`] makes them (or
+/// a test's shorter ones), so that no other path costs a store query.
+fn is_key(key: &str) -> bool {
+    (1..=64).contains(&key.len()) && key.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// One game held in memory.
 pub struct Entry {
     key: String,
     client: String,
+    /// The client's id of the request that created the game.
+    request_id: Option<String>,
     /// The game itself; held across a move and the AI's answer, so moves come one at a time.
     slot: tokio::sync::Mutex<Slot>,
     /// The game as last changed, for reads that should not wait for a search.
     view: Mutex<Arc<ServedGame>>,
-    over: AtomicBool,
     /// Set when the game is deleted or expires; a search that ends after it stores nothing.
     closed: AtomicBool,
     last_active: AtomicU64,
@@ -214,7 +249,7 @@ impl Entry {
         Entry {
             key: game.key.clone(),
             client: game.client.clone(),
-            over: AtomicBool::new(game.over()),
+            request_id: game.request_id.clone(),
             view: Mutex::new(Arc::new(game.clone())),
             slot: tokio::sync::Mutex::new(Slot { game, player: None }),
             closed: AtomicBool::new(false),
@@ -229,7 +264,6 @@ impl Entry {
     }
 
     fn publish(&self, game: &ServedGame) {
-        self.over.store(game.over(), Ordering::Relaxed);
         *self.view.lock().unwrap_or_else(|e| e.into_inner()) = Arc::new(game.clone());
         // The position analysed is gone: free its worker.
         self.analysis_stop
@@ -252,8 +286,12 @@ impl Entry {
     }
 
     /// `error`, unless the game was deleted or expired meanwhile (its store row is gone, so
-    /// the store refused the move): then the 404 that tells the client to resync.
+    /// the store refused the move): then the 404 that tells the client to resync. A game the
+    /// store no longer has (another server deleted it) is closed here too.
     fn gone_or(&self, error: ApiError) -> ApiError {
+        if error.status == StatusCode::NOT_FOUND {
+            self.closed.store(true, Ordering::Relaxed);
+        }
         if self.closed.load(Ordering::Relaxed) {
             ApiError::unknown_game()
         } else {
@@ -308,64 +346,114 @@ impl Server {
         self.games.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Drops the stored games idle for longer than the timeout, then loads the rest by
-    /// replaying their moves; how many were loaded. A game that no longer replays (its
-    /// level gone from the config, say) is logged and played at the default level, or
-    /// skipped.
+    /// Drops the stored games idle for longer than the timeout; how many are left. The
+    /// others are loaded when first asked for.
     pub fn restore(&self) -> Result<usize, StoreError> {
         let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
-        let expired = self.store.expire(cutoff)?;
+        let expired = self.store.expire(cutoff, &[])?;
         if !expired.is_empty() {
             log::info!("{} idle games expired", expired.len());
         }
-        let mut loaded = 0;
-        for mut stored in self.store.load_all()? {
-            if !self.levels.contains(&stored.level) {
+        self.store.count()
+    }
+
+    /// The game `stored` holds, its moves replayed; at the default level if its own is no
+    /// longer in the config; none (logged) if it does not replay.
+    fn replay(&self, mut stored: StoredGame) -> Option<ServedGame> {
+        if !self.levels.contains(&stored.level) {
+            log::warn!(
+                "game {}: no level `{}` any more; it plays at `{}`",
+                stored.key,
+                stored.level,
+                self.ai.default_level()
+            );
+            stored.level = self.ai.default_level().to_string();
+        }
+        ServedGame::from_stored(&stored, &self.levels)
+            .map_err(|r| {
                 log::warn!(
-                    "game {}: no level `{}` any more; it plays at `{}`",
-                    stored.key,
-                    stored.level,
-                    self.ai.default_level()
-                );
-                stored.level = self.ai.default_level().to_string();
-            }
-            match ServedGame::from_stored(&stored, &self.levels) {
-                Ok(game) => {
-                    let entry = Arc::new(Entry::new(game, stored.last_active));
-                    self.games().insert(stored.key.clone(), entry);
-                    loaded += 1;
-                }
-                Err(r) => log::warn!(
                     "game {}: cannot be replayed ({}); skipped",
                     stored.key,
                     r.message
-                ),
-            }
-        }
-        Ok(loaded)
+                );
+            })
+            .ok()
     }
 
-    /// Forgets the games idle for longer than the timeout (not one whose move is being
-    /// made), in memory and in the store.
+    /// The game `key` as the store holds it, replayed; none when the store has no such game
+    /// (or it does not replay).
+    async fn load(&self, key: &str) -> Result<Option<ServedGame>, ApiError> {
+        let key = key.to_string();
+        let stored = self.blocking_store(move |s| s.load(&key)).await?;
+        Ok(stored.and_then(|stored| self.replay(stored)))
+    }
+
+    /// Holds `game` in memory (unless another request did meanwhile); its entry.
+    fn hold(&self, game: ServedGame) -> Arc<Entry> {
+        let key = game.key.clone();
+        let entry = Arc::new(Entry::new(game, now()));
+        Arc::clone(self.games().entry(key).or_insert(entry))
+    }
+
+    /// Replaces the game held in `slot` with the store's copy: after another server (or a
+    /// request before a restart) changed it. The resync 404 when the store no longer has it.
+    async fn reload(&self, entry: &Entry, slot: &mut Slot) -> Result<(), ApiError> {
+        match self.load(&entry.key).await? {
+            Some(game) => {
+                slot.game = game;
+                entry.publish(&slot.game);
+                Ok(())
+            }
+            None => {
+                entry.closed.store(true, Ordering::Relaxed);
+                self.games().remove(&entry.key);
+                Err(ApiError::unknown_game())
+            }
+        }
+    }
+
+    /// Reloads `slot`'s game when a request's `number` is not its next move's: a retry, a
+    /// client that is wrong, or a copy held here older than the store's (another server
+    /// moved since), which the answer must not show.
+    async fn refresh_for(
+        &self,
+        entry: &Entry,
+        slot: &mut Slot,
+        number: u64,
+    ) -> Result<(), ApiError> {
+        if number != slot.game.next_number() as u64 {
+            self.reload(entry, slot).await?;
+        }
+        Ok(())
+    }
+
+    /// Forgets the games idle for longer than the timeout: drops the copies idle here (not
+    /// one whose move is being made), and removes from the store the games idle there but
+    /// those used here since (reads do not write the store).
     pub async fn expire_idle(self: &Arc<Self>) {
         let cutoff = now().saturating_sub(self.idle_timeout.as_secs());
-        let expired: Vec<Arc<Entry>> = {
+        let (dropped, used): (Vec<Arc<Entry>>, Vec<String>) = {
             let mut games = self.games();
-            let keys: Vec<String> = games
+            let idle: Vec<String> = games
                 .values()
                 .filter(|e| {
                     e.last_active.load(Ordering::Relaxed) < cutoff && e.slot.try_lock().is_ok()
                 })
                 .map(|e| e.key.clone())
                 .collect();
-            keys.iter().filter_map(|k| games.remove(k)).collect()
+            let dropped = idle.iter().filter_map(|k| games.remove(k)).collect();
+            (dropped, games.keys().cloned().collect())
         };
-        for entry in expired {
-            entry.closed.store(true, Ordering::Relaxed);
-            let key = entry.key.clone();
-            if let Err(e) = self.blocking_store(move |s| s.delete(&key)).await {
-                log::error!("expiring {}: {:?}", entry.key, e);
+        match self.blocking_store(move |s| s.expire(cutoff, &used)).await {
+            Ok(expired) => {
+                for entry in dropped.iter().filter(|e| expired.contains(&e.key)) {
+                    entry.closed.store(true, Ordering::Relaxed);
+                }
+                if !expired.is_empty() {
+                    log::info!("{} idle games expired", expired.len());
+                }
             }
+            Err(e) => log::error!("expiring idle games: {e:?}"),
         }
     }
 
@@ -376,16 +464,33 @@ impl Server {
         let store = Arc::clone(&self.store);
         match tokio::task::spawn_blocking(move || f(store.as_ref())).await {
             Ok(result) => result.map_err(ApiError::store),
-            Err(e) => Err(ApiError::store(StoreError(e.to_string()))),
+            Err(e) => Err(ApiError::store(StoreError::unavailable(e.to_string()))),
         }
     }
 
-    fn entry(&self, key: &str) -> Result<Arc<Entry>, ApiError> {
-        let entry = self
-            .games()
-            .get(key)
-            .cloned()
-            .ok_or_else(ApiError::unknown_game)?;
+    /// The game `key`, loaded from the store if it is not held here (another server made
+    /// it), with its client's request counted.
+    async fn entry(&self, key: &str) -> Result<Arc<Entry>, ApiError> {
+        let held = {
+            let mut games = self.games();
+            // A copy found gone from the store is dropped, and the game looked for again.
+            if games
+                .get(key)
+                .is_some_and(|e| e.closed.load(Ordering::Relaxed))
+            {
+                games.remove(key);
+            }
+            games.get(key).cloned()
+        };
+        let entry = match held {
+            Some(entry) => entry,
+            None if is_key(key) => self
+                .load(key)
+                .await?
+                .map(|game| self.hold(game))
+                .ok_or_else(ApiError::unknown_game)?,
+            None => return Err(ApiError::unknown_game()),
+        };
         self.admit(&entry.client)?;
         entry.touch();
         Ok(entry)
@@ -481,51 +586,90 @@ pub async fn levels(State(server): Shared) -> Response {
     Json(json!({"levels": server.levels, "default": server.ai.default_level()})).into_response()
 }
 
-/// `POST /api/games`: a new game, or a lost one restored from its moves.
+/// `POST /api/games`: a new game, or a lost one restored from its moves; with a
+/// `request_id` the client used before, the game that request created.
 pub async fn create(State(server): Shared, body: Body) -> Reply {
     let request: NewGame = parse(body)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
     // Counted once the client's name is checked (1 to 128 bytes of printable text).
     server.admit(&game.client)?;
+    if let Some(created) = server.created_by(&game).await? {
+        return Ok(created);
+    }
     if game.needs_scoring() {
         game.ending = Some(server.ai.score(&game.game).await);
     }
     let entry = Arc::new(Entry::new(game.clone(), now()));
-    {
-        let mut games = server.games();
-        let open = games
-            .values()
-            .filter(|e| e.client == game.client && !e.over.load(Ordering::Relaxed))
-            .count();
-        if open >= server.max_games_per_client && !game.over() {
-            return Err(ApiError::new(
-                StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "client: `{}` already has {open} unfinished games, the most allowed: finish or DELETE one first",
-                    game.client
-                ),
-            )
-            .with("field", "client"));
-        }
-        games.insert(game.key.clone(), Arc::clone(&entry));
-    }
+    server.games().insert(game.key.clone(), Arc::clone(&entry));
+    // The store counts the client's unfinished games (on every server sharing it).
     let stored: StoredGame = game.to_stored(now());
-    if let Err(e) = server.blocking_store(move |s| s.create(&stored)).await {
+    let max_open = server.max_games_per_client;
+    if let Err(e) = server
+        .blocking_store(move |s| s.create_within(&stored, max_open))
+        .await
+    {
         server.games().remove(&game.key);
+        // The same request, sent again, was stored first (by another server, or another
+        // connection of the client's).
+        if e.stale
+            && let Some(created) = server.created_by(&game).await?
+        {
+            return Ok(created);
+        }
         return Err(e);
     }
     Ok((StatusCode::CREATED, state_json(&game, None)).into_response())
 }
 
+impl Server {
+    /// The answer to a creation sent again: the game that `request`'s client made with
+    /// its `request_id` (held here or in the store), as the first answer showed it but with
+    /// the moves since; a 409 if that game has other settings; none if there is no such
+    /// game (or no `request_id`).
+    async fn created_by(&self, request: &ServedGame) -> Result<Option<Response>, ApiError> {
+        let Some(id) = request.request_id.clone() else {
+            return Ok(None);
+        };
+        let held = self
+            .games()
+            .values()
+            .find(|e| e.client == request.client && e.request_id.as_deref() == Some(&id))
+            .cloned();
+        let entry = match held {
+            Some(entry) => entry,
+            None => {
+                let client = request.client.clone();
+                let found = self
+                    .blocking_store(move |s| s.find_request(&client, &id))
+                    .await?;
+                match found.and_then(|stored| self.replay(stored)) {
+                    Some(game) => self.hold(game),
+                    None => return Ok(None),
+                }
+            }
+        };
+        let game = entry.view();
+        if !game.has_settings_of(request) {
+            return Err(ApiError::conflict(
+                "request_id: this client made another game with this request id",
+            )
+            .with("field", "request_id"));
+        }
+        Ok(Some(
+            (StatusCode::CREATED, state_json(&game, None)).into_response(),
+        ))
+    }
+}
+
 /// `GET /api/games/{key}`.
 pub async fn state(State(server): Shared, path: GameKey) -> Reply {
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     Ok(state_json(&entry.view(), None).into_response())
 }
 
 /// `GET /api/games/{key}/sgf`.
 pub async fn sgf(State(server): Shared, path: GameKey) -> Reply {
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     let game = entry.view();
     let ai = format!("tengen {} ({})", env!("CARGO_PKG_VERSION"), game.level);
     let (black, white) = match game.human {
@@ -609,11 +753,36 @@ fn check_next_number(game: &ServedGame, number: u64) -> Result<(), ApiError> {
 }
 
 /// `POST /api/games/{key}/moves` `{move, number}`: the client's move, then the AI's reply.
+/// The same move sent again after it was stored gets the same answer (with the state as it
+/// is now).
 pub async fn play(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let received = Instant::now();
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     let request: MoveRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
+    server
+        .refresh_for(&entry, &mut slot, request.number)
+        .await?;
+    match play_in(&server, &entry, &mut slot, &request, received).await {
+        Err(e) if e.stale => {
+            server.reload(&entry, &mut slot).await?;
+            play_in(&server, &entry, &mut slot, &request, received).await
+        }
+        answer => answer,
+    }
+}
+
+/// [`play`] on the game held in `slot`.
+async fn play_in(
+    server: &Server,
+    entry: &Entry,
+    slot: &mut Slot,
+    request: &MoveRequest,
+    received: Instant,
+) -> Reply {
+    if let Some(answer) = resent_move(server, entry, slot, request, received).await? {
+        return Ok(answer);
+    }
     let game = &mut slot.game;
     check_number(game, request.number)?;
     if game.ai_to_move() {
@@ -670,39 +839,130 @@ pub async fn play(State(server): Shared, path: GameKey, body: Body) -> Reply {
     }
     entry.publish(game);
     let reply = if game.ai_to_move() {
-        Some(server.ai_turn(&entry, &mut slot, received).await?)
+        Some(server.ai_turn(entry, slot, received).await?)
     } else {
         None
     };
     Ok(state_json(&slot.game, reply).into_response())
 }
 
-/// `POST /api/games/{key}/genmove` `{number}`: the AI moves (when it is its turn).
+/// The answer to a move request sent again after its move was stored (its answer lost on
+/// the way, say): the state and the AI's stored reply, or the AI's reply made now if the
+/// server stopped before making it. None if `request` is not such a move.
+async fn resent_move(
+    server: &Server,
+    entry: &Entry,
+    slot: &mut Slot,
+    request: &MoveRequest,
+    received: Instant,
+) -> Result<Option<Response>, ApiError> {
+    let game = &slot.game;
+    let size = game.game.size();
+    let next = game.next_number() as u64;
+    if request.mv.eq_ignore_ascii_case("resign") {
+        let resent = game.client_resigned() && request.number == next;
+        return Ok(resent.then(|| state_json(game, None).into_response()));
+    }
+    if request.number == 0 || request.number >= next {
+        return Ok(None);
+    }
+    let Ok(mv) = Move::parse(&request.mv, size) else {
+        return Ok(None);
+    };
+    // number is from 1 to the moves played.
+    let index = request.number as usize - 1;
+    let moves = game.game.moves();
+    if moves[index] != (game.human, mv) {
+        return Ok(None);
+    }
+    let reply = match moves.get(index + 1) {
+        Some(&(color, reply)) if color != game.human => Some(move_text(reply, size)),
+        Some(_) => None,
+        None if game.ai_resigned() => Some("resign".to_string()),
+        None if game.ai_to_move() => Some(server.ai_turn(entry, slot, received).await?),
+        None => None,
+    };
+    Ok(Some(state_json(&slot.game, reply).into_response()))
+}
+
+/// `POST /api/games/{key}/genmove` `{number}`: the AI moves (when it is its turn). Sent
+/// again after the AI's move was stored, the same answer.
 pub async fn genmove(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let received = Instant::now();
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     let request: NumberRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
-    check_number(&slot.game, request.number)?;
-    if !slot.game.ai_to_move() {
+    server
+        .refresh_for(&entry, &mut slot, request.number)
+        .await?;
+    match genmove_in(&server, &entry, &mut slot, request.number, received).await {
+        Err(e) if e.stale => {
+            server.reload(&entry, &mut slot).await?;
+            genmove_in(&server, &entry, &mut slot, request.number, received).await
+        }
+        answer => answer,
+    }
+}
+
+/// [`genmove`] on the game held in `slot`.
+async fn genmove_in(
+    server: &Server,
+    entry: &Entry,
+    slot: &mut Slot,
+    number: u64,
+    received: Instant,
+) -> Reply {
+    let game = &slot.game;
+    let next = game.next_number() as u64;
+    if (1..next).contains(&number) {
+        // number is from 1 to the moves played.
+        let (color, mv) = game.game.moves()[number as usize - 1];
+        if color != game.human {
+            let reply = move_text(mv, game.game.size());
+            return Ok(state_json(game, Some(reply)).into_response());
+        }
+    }
+    if number == next && game.ai_resigned() {
+        return Ok(state_json(game, Some("resign".to_string())).into_response());
+    }
+    check_number(game, number)?;
+    if !game.ai_to_move() {
         return Err(
             ApiError::conflict("it is your turn: POST your move to /moves")
-                .with("expected", slot.game.next_number()),
+                .with("expected", game.next_number()),
         );
     }
-    let reply = server.ai_turn(&entry, &mut slot, received).await?;
+    let reply = server.ai_turn(entry, slot, received).await?;
     Ok(state_json(&slot.game, Some(reply)).into_response())
 }
 
 /// `POST /api/games/{key}/undo` `{number}`: takes back the client's last move and the AI's
 /// reply to it, so that it is the client's turn again; `number` is the state's `number`
-/// (the next move's), so that an undo sent twice takes back one move only.
+/// (the next move's), so that an undo sent twice takes back one move only (the second
+/// answers the state).
 pub async fn undo(State(server): Shared, path: GameKey, body: Body) -> Reply {
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     let request: NumberRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
+    server
+        .refresh_for(&entry, &mut slot, request.number)
+        .await?;
+    match undo_in(&server, &entry, &mut slot, request.number).await {
+        Err(e) if e.stale => {
+            server.reload(&entry, &mut slot).await?;
+            undo_in(&server, &entry, &mut slot, request.number).await
+        }
+        answer => answer,
+    }
+}
+
+/// [`undo`] on the game held in `slot`.
+async fn undo_in(server: &Server, entry: &Entry, slot: &mut Slot, number: u64) -> Reply {
     let game = &mut slot.game;
-    check_next_number(game, request.number)?;
+    if number != game.next_number() as u64 && game.undone_from.is_some_and(|n| n as u64 == number) {
+        return Ok(state_json(game, None).into_response());
+    }
+    check_next_number(game, number)?;
     if game
         .ending
         .as_ref()
@@ -721,14 +981,17 @@ pub async fn undo(State(server): Shared, path: GameKey, body: Body) -> Reply {
         return Err(ApiError::conflict("you have no move to take back"));
     };
     let key = game.key.clone();
+    let from = game.next_number();
     server
-        .blocking_store(move |s| s.truncate(&key, keep, now()))
-        .await?;
+        .blocking_store(move |s| s.truncate(&key, keep, from, now()))
+        .await
+        .map_err(|e| entry.gone_or(e))?;
     while game.game.moves().len() > keep {
         // There are moves left to take back, so undo succeeds.
         let _ = game.game.undo();
     }
     game.ending = None;
+    game.undone_from = Some(from);
     entry.publish(game);
     Ok(state_json(game, None).into_response())
 }
@@ -855,7 +1118,7 @@ fn analysis_json(
 /// per game, on a worker; the same question about the same position is answered from the
 /// last analysis.
 pub async fn analysis(State(server): Shared, path: GameKey, RawQuery(query): RawQuery) -> Reply {
-    let entry = server.entry(&key_of(path)?)?;
+    let entry = server.entry(&key_of(path)?).await?;
     let limits = analysis_limits(query.as_deref())?;
     let mut cached = entry.lock(&entry.analysis).await?;
     let stop = Arc::new(AtomicBool::new(false));

@@ -67,6 +67,9 @@ pub struct NewGame {
     pub handicap: Option<usize>,
     /// The moves of a game to restore, as the state lists them.
     pub moves: Option<Vec<String>>,
+    /// The client's id for this request (1 to 128 printable bytes): the same request sent
+    /// again returns the game it created.
+    pub request_id: Option<String>,
 }
 
 /// A game held by the server.
@@ -84,6 +87,10 @@ pub struct ServedGame {
     pub game: Game,
     /// How it ended, once it has.
     pub ending: Option<Ending>,
+    /// The client's id of the request that created it.
+    pub request_id: Option<String>,
+    /// The `number` of the last undo (the next move's number when it was asked).
+    pub undone_from: Option<usize>,
 }
 
 /// The game's state as the API shows it.
@@ -162,12 +169,22 @@ impl ServedGame {
     /// A game as `request` asks (with its moves replayed), checked against `levels`.
     pub fn create(key: String, request: NewGame, levels: &[String]) -> Result<Self, Refusal> {
         let client = request.client;
-        if client.is_empty()
-            || client.len() > MAX_CLIENT_LEN
-            || client.chars().any(char::is_control)
-        {
+        let printable = |text: &str| {
+            !text.is_empty() && text.len() <= MAX_CLIENT_LEN && !text.chars().any(char::is_control)
+        };
+        if !printable(&client) {
             return Err(Refusal::bad(
                 "client",
+                format!("wants 1 to {MAX_CLIENT_LEN} bytes of printable text"),
+            ));
+        }
+        if request
+            .request_id
+            .as_deref()
+            .is_some_and(|id| !printable(id))
+        {
+            return Err(Refusal::bad(
+                "request_id",
                 format!("wants 1 to {MAX_CLIENT_LEN} bytes of printable text"),
             ));
         }
@@ -231,6 +248,8 @@ impl ServedGame {
             human,
             game,
             ending: None,
+            request_id: request.request_id,
+            undone_from: None,
         };
         let moves = request.moves.unwrap_or_default();
         if moves.len() > max_moves(size) {
@@ -275,9 +294,11 @@ impl ServedGame {
             komi: Some(stored.komi),
             handicap: Some(stored.handicap),
             moves: Some(stored.moves.clone()),
+            request_id: stored.request_id.clone(),
         };
         let mut served = ServedGame::create(stored.key.clone(), request, levels)?;
         served.ending = stored.ending.clone();
+        served.undone_from = stored.undone_from;
         Ok(served)
     }
 
@@ -294,7 +315,32 @@ impl ServedGame {
             moves: self.move_texts(0),
             ending: self.ending.clone(),
             last_active: now,
+            request_id: self.request_id.clone(),
+            undone_from: self.undone_from,
         }
+    }
+
+    /// Whether `request` asks for this game's settings (a resent creation): size, colour,
+    /// komi and handicap.
+    pub fn has_settings_of(&self, request: &ServedGame) -> bool {
+        self.game.size() == request.game.size()
+            && self.human == request.human
+            && self.game.rules().komi == request.game.rules().komi
+            && self.game.handicap() == request.game.handicap()
+    }
+
+    /// Whether the AI resigned this game.
+    pub fn ai_resigned(&self) -> bool {
+        self.ending
+            .as_ref()
+            .is_some_and(|e| *e == Self::resignation(self.human.opponent()))
+    }
+
+    /// Whether the client resigned this game.
+    pub fn client_resigned(&self) -> bool {
+        self.ending
+            .as_ref()
+            .is_some_and(|e| *e == Self::resignation(self.human))
     }
 
     /// The moves from index `from` on, as text.
@@ -411,6 +457,7 @@ mod tests {
             komi: None,
             handicap: None,
             moves: Some(moves.iter().map(|m| m.to_string()).collect()),
+            request_id: None,
         }
     }
 

@@ -1,8 +1,9 @@
 //! `tengen serve`: play tengen in a browser, and a game server that many clients share.
 //!
 //! One process: an HTTP server (axum on tokio) with the page at `/` ([`PAGE`], built into the
-//! binary) and a JSON API under `/api/` ([`api`]); games kept in a [`store`] (SQLite) so that a
-//! restart loses no acknowledged move; the levels' players run on a bounded worker pool
+//! binary) and a JSON API under `/api/` ([`api`]); games kept in a [`store`] (a SQLite file,
+//! or a PostgreSQL that several servers share: [`pgstore`]) so that a restart loses no
+//! acknowledged move; the levels' players run on a bounded worker pool
 //! ([`ai`]), so a long search never holds up another game's reply. docs/SERVE.md is the
 //! user's guide.
 
@@ -10,6 +11,7 @@ pub mod ai;
 pub mod api;
 pub mod game;
 pub mod limit;
+pub mod pgstore;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -27,7 +29,8 @@ use crate::config::Config;
 use ai::Ai;
 use api::{ApiError, Server};
 use limit::RateLimit;
-use store::SqliteStore;
+use pgstore::{PgSettings, PgStore};
+use store::{SqliteStore, Store, StoreError};
 
 /// The page: board, new-game form and the little script that drives the API.
 pub const PAGE: &str = include_str!("page.html");
@@ -39,8 +42,8 @@ pub const MAX_BODY: usize = 64 * 1024;
 pub struct ServeOptions {
     /// Where to listen, `host:port` (port 0: any free one).
     pub bind: String,
-    /// The SQLite file that holds the games.
-    pub store: PathBuf,
+    /// Where the games are kept.
+    pub store: StoreAt,
     /// The levels.
     pub config: Config,
     /// Searches run at once.
@@ -53,6 +56,77 @@ pub struct ServeOptions {
     pub idle_timeout: Duration,
     /// The longest the AI may take for a move, from its request's arrival.
     pub move_time: Duration,
+}
+
+/// Where the games are kept: `--store`.
+#[derive(Clone, Debug)]
+pub enum StoreAt {
+    /// A SQLite file.
+    File(PathBuf),
+    /// A PostgreSQL database: its URL (no password in it) and the pool's settings.
+    Postgres {
+        /// `postgres://USER@HOST:PORT/DB`.
+        url: String,
+        /// Pool size and timeouts.
+        settings: PgSettings,
+    },
+}
+
+impl StoreAt {
+    /// `--store`'s argument: a `postgres://` (or `postgresql://`) URL, else a file.
+    pub fn parse(text: &str, settings: PgSettings) -> StoreAt {
+        if pgstore::is_url(text) {
+            StoreAt::Postgres {
+                url: text.to_string(),
+                settings,
+            }
+        } else {
+            StoreAt::File(PathBuf::from(text))
+        }
+    }
+
+    /// Opens the store (migrating its schema to this build's): for PostgreSQL with the
+    /// password from `PGPASSWORD` or the password file.
+    pub fn open(&self) -> Result<Arc<dyn Store>, StoreError> {
+        Ok(match self {
+            StoreAt::File(path) => Arc::new(SqliteStore::open(path)?),
+            StoreAt::Postgres { url, settings } => {
+                let config = pgstore::parse_url(url).map_err(StoreError::unavailable)?;
+                let password = pgstore::find_password(
+                    &config,
+                    std::env::var("PGPASSWORD").ok(),
+                    pgstore::default_passfile().as_deref(),
+                );
+                Arc::new(PgStore::open(url, password, settings)?)
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for StoreAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreAt::File(path) => write!(f, "{}", path.display()),
+            StoreAt::Postgres { url, .. } => f.write_str(&pgstore::redacted(url)),
+        }
+    }
+}
+
+/// `tengen serve migrate`: copies every game of the SQLite file `from` into `to`, which
+/// keeps the ones it already holds (so a second run copies nothing twice). The games copied
+/// and the games already there.
+pub fn migrate(from: &std::path::Path, to: &StoreAt) -> Result<(usize, usize), StoreError> {
+    let source = SqliteStore::open(from)?;
+    let target = to.open()?;
+    let (mut copied, mut present) = (0, 0);
+    for game in source.load_all()? {
+        match target.create(&game) {
+            Ok(()) => copied += 1,
+            Err(e) if e.kind == store::StoreErrorKind::Taken => present += 1,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((copied, present))
 }
 
 /// A duration as `90s`, `30m`, `2h`, `1h30m` or plain seconds (`45`); for `--idle-timeout`.
@@ -116,24 +190,49 @@ async fn page() -> impl IntoResponse {
 
 /// Runs the server until SIGINT or SIGTERM. Prints `tengen serve: listening on
 /// http://ADDRESS` on stderr once it accepts connections (tests read the port from it).
+///
+/// The store is opened and the games restored before the async runtime starts: the store's
+/// calls block, and inside the runtime they are made on its blocking threads only.
 pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    runtime.block_on(serve(options))
-}
-
-async fn serve(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
-    let store = SqliteStore::open(&options.store)?;
+    let store = options
+        .store
+        .open()
+        .map_err(|e| format!("--store {}: {e}", options.store))?;
     let ai = Ai::new(options.config, options.workers, options.move_time);
     let server = Arc::new(Server::new(
-        Arc::new(store),
+        store,
         ai,
         options.max_games_per_client,
         RateLimit::new(options.requests_per_client),
         options.idle_timeout,
     ));
-    let restored = server.restore()?;
+    let restored = server
+        .restore()
+        .map_err(|e| format!("--store {}: {e}", options.store))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let started = Started {
+        bind: options.bind,
+        store: options.store.to_string(),
+        restored,
+        workers: options.workers,
+        idle_timeout: options.idle_timeout,
+    };
+    runtime.block_on(serve(server, started))
+}
+
+/// What [`serve`] needs besides the server.
+struct Started {
+    bind: String,
+    store: String,
+    restored: usize,
+    workers: usize,
+    idle_timeout: Duration,
+}
+
+async fn serve(server: Arc<Server>, options: Started) -> Result<(), Box<dyn std::error::Error>> {
+    let restored = options.restored;
     let listener = tokio::net::TcpListener::bind(&options.bind)
         .await
         .map_err(|e| format!("--bind {}: {e}", options.bind))?;
@@ -141,7 +240,7 @@ async fn serve(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> 
     eprintln!(
         "tengen serve: {restored} game{} restored from {}; {} workers",
         if restored == 1 { "" } else { "s" },
-        options.store.display(),
+        options.store,
         options.workers
     );
     eprintln!("tengen serve: listening on http://{address}");

@@ -1,15 +1,19 @@
 //! Where `tengen serve` keeps its games so that a restart loses none: one small trait,
-//! [`Store`], and its SQLite implementation. A game is its settings plus its move list; the
-//! server rebuilds the position by replaying the moves, so nothing else needs storing.
+//! [`Store`], with two implementations: [`SqliteStore`] (one file, the default) and
+//! [`super::pgstore::PgStore`] (a PostgreSQL that several servers share). A game is its
+//! settings plus its move list; the server rebuilds the position by replaying the moves, so
+//! nothing else needs storing. Every call is synchronous and made off the async threads.
 //!
-//! Another store (a PostgreSQL shared by several servers, docs/SERVE.md) implements the same
-//! trait; every call is synchronous and made off the async threads.
+//! Both schemas are versioned: the migrations live in `src/serve/migrations/` (one directory
+//! per store), numbered from 1, and a store is brought to the newest version when it is
+//! opened, under a lock, so that servers starting together migrate it once. A SQLite file
+//! written before versions existed is version 0.
 
 use std::fmt;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, ErrorCode, TransactionBehavior, params};
 
 /// A game as stored: what `POST /api/games` was given, the moves since and how it ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,6 +38,10 @@ pub struct StoredGame {
     pub ending: Option<Ending>,
     /// Seconds since the Unix epoch of the last change or request.
     pub last_active: u64,
+    /// The client's id of the request that created the game, if it gave one.
+    pub request_id: Option<String>,
+    /// The `number` of the last undo (the next move's number when it was asked), if any.
+    pub undone_from: Option<usize>,
 }
 
 /// The end of a game.
@@ -56,13 +64,58 @@ pub struct NewMoves {
     pub ending: Option<Ending>,
 }
 
-/// A store that failed; the server answers 503 and changes nothing.
-#[derive(Debug)]
-pub struct StoreError(pub String);
+/// Why a store call failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreErrorKind {
+    /// The store could not be reached or failed (disk full, connection lost, timeout): the
+    /// server answers 503 and changes nothing.
+    Unavailable,
+    /// A move number, a key or a request id is taken (another request stored it first).
+    Taken,
+    /// The game is not in the store (deleted or expired).
+    Missing,
+    /// The client already holds the most unfinished games allowed.
+    Limit,
+}
+
+/// A store call that failed, and why.
+#[derive(Clone, Debug)]
+pub struct StoreError {
+    /// What kind of failure.
+    pub kind: StoreErrorKind,
+    /// What happened, for the log.
+    pub message: String,
+}
+
+impl StoreError {
+    /// A failure of the store itself.
+    pub fn unavailable(message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Unavailable,
+            message: message.into(),
+        }
+    }
+
+    /// A write refused because what it adds is taken.
+    pub fn taken(message: impl Into<String>) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Taken,
+            message: message.into(),
+        }
+    }
+
+    /// A write to a game the store does not hold.
+    pub fn missing(key: &str) -> StoreError {
+        StoreError {
+            kind: StoreErrorKind::Missing,
+            message: format!("no game {key}"),
+        }
+    }
+}
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -70,7 +123,17 @@ impl std::error::Error for StoreError {}
 
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
-        StoreError(e.to_string())
+        let kind = match e.sqlite_error() {
+            Some(code) if code.code == ErrorCode::ConstraintViolation => match code.extended_code {
+                rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => StoreErrorKind::Missing,
+                _ => StoreErrorKind::Taken,
+            },
+            _ => StoreErrorKind::Unavailable,
+        };
+        StoreError {
+            kind,
+            message: e.to_string(),
+        }
     }
 }
 
@@ -79,22 +142,70 @@ impl From<rusqlite::Error> for StoreError {
 pub trait Store: Send + Sync {
     /// Every game held, with its moves.
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError>;
-    /// Adds a new game (its `moves` and `ending` too).
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError>;
-    /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone or a
-    /// number is taken.
+    /// The game `key`, if held.
+    fn load(&self, key: &str) -> Result<Option<StoredGame>, StoreError>;
+    /// The game that `client` created with the request id `request_id`, if held.
+    fn find_request(
+        &self,
+        client: &str,
+        request_id: &str,
+    ) -> Result<Option<StoredGame>, StoreError>;
+    /// Adds a new game (its `moves` and `ending` too). Fails with [`StoreErrorKind::Taken`]
+    /// when its key, or its client's request id, is taken, and with
+    /// [`StoreErrorKind::Limit`] when it is unfinished and its client already has `max_open`
+    /// unfinished games: counted in the same transaction, one creation of a client's at a
+    /// time, so that the limit holds for servers sharing the store.
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError>;
+    /// Adds a new game, as [`Store::create_within`] with no limit.
+    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+        self.create_within(game, usize::MAX)
+    }
+    /// How many games it holds.
+    fn count(&self) -> Result<usize, StoreError>;
+    /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone
+    /// ([`StoreErrorKind::Missing`]) or the first is not the next move, a number taken or
+    /// left out ([`StoreErrorKind::Taken`]: another server changed the game).
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError>;
-    /// Keeps the first `len` moves only and clears the ending (undo).
-    fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError>;
+    /// Keeps the first `len` moves only, clears the ending and notes `undone_from`, the
+    /// number the undo was asked with; fails with [`StoreErrorKind::Taken`], changing
+    /// nothing, unless the game has `undone_from - 1` moves (another server changed it).
+    fn truncate(
+        &self,
+        key: &str,
+        len: usize,
+        undone_from: usize,
+        now: u64,
+    ) -> Result<(), StoreError>;
     /// Records the ending of a game that ended without a move (a resignation).
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError>;
     /// Notes that the game was used at `now`.
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
     /// Removes a game; removing one that is not there is no error.
     fn delete(&self, key: &str) -> Result<(), StoreError>;
-    /// Removes the games last active before `before`; their keys.
-    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError>;
+    /// Removes the games last active before `before` but those in `keep` (used since, but
+    /// only read); their keys.
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError>;
 }
+
+/// The refusal of a client's game past `max_open` unfinished ones.
+pub fn over_limit(client: &str, max_open: usize) -> StoreError {
+    StoreError {
+        kind: StoreErrorKind::Limit,
+        message: format!(
+            "client: `{client}` already has {max_open} unfinished games, the most allowed: finish or DELETE one first"
+        ),
+    }
+}
+
+/// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
+/// to `n`.
+const SQLITE_MIGRATIONS: [&str; 2] = [
+    include_str!("migrations/sqlite/0001_games.sql"),
+    include_str!("migrations/sqlite/0002_retries.sql"),
+];
+
+/// The schema version this build writes (both stores have the same versions).
+pub const SCHEMA_VERSION: usize = SQLITE_MIGRATIONS.len();
 
 /// SQLite in one file, in WAL mode with `synchronous = FULL`: a commit is on disk when it
 /// returns, so neither `kill -9` nor a power cut loses an acknowledged move.
@@ -114,43 +225,59 @@ type Write = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
 /// Where the group's committer leaves a write's result.
 type Outcome = Mutex<Option<Result<(), StoreError>>>;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS games (
-    key TEXT PRIMARY KEY,
-    client TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    level TEXT NOT NULL,
-    color TEXT NOT NULL,
-    komi REAL NOT NULL,
-    handicap INTEGER NOT NULL,
-    result TEXT,
-    dead TEXT NOT NULL DEFAULT '',
-    created INTEGER NOT NULL,
-    last_active INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS moves (
-    key TEXT NOT NULL REFERENCES games(key) ON DELETE CASCADE,
-    number INTEGER NOT NULL,
-    move TEXT NOT NULL,
-    PRIMARY KEY (key, number)
-) WITHOUT ROWID;
-";
+/// The columns of `games` that [`sqlite_game`] reads, in its order.
+const SQLITE_GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from";
+
+/// Brings the schema of `conn`'s database to [`SCHEMA_VERSION`], in one transaction that
+/// holds SQLite's write lock from its start, so that of several processes opening the file
+/// at once, one migrates and the others find it done. Its version before.
+fn migrate_sqlite(conn: &mut Connection) -> Result<usize, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let version = usize::try_from(version).unwrap_or(usize::MAX);
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::unavailable(format!(
+            "its schema is version {version}, newer than this tengen's {SCHEMA_VERSION}: run a newer tengen"
+        )));
+    }
+    for (n, migration) in SQLITE_MIGRATIONS.iter().enumerate().skip(version) {
+        tx.execute_batch(migration)
+            .map_err(|e| StoreError::unavailable(format!("migration {}: {e}", n + 1)))?;
+    }
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION as i64)?;
+    tx.commit()?;
+    Ok(version)
+}
 
 impl SqliteStore {
-    /// Opens (creating if needed) the database at `path`; `:memory:` keeps it in memory.
+    /// Opens (creating if needed) the database at `path`, migrated to [`SCHEMA_VERSION`];
+    /// `:memory:` keeps it in memory.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
-        let conn =
-            Connection::open(path).map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        let at = |e: StoreError| StoreError {
+            message: format!("{}: {}", path.display(), e.message),
+            ..e
+        };
+        let mut conn = Connection::open(path)
+            .map_err(|e| StoreError::unavailable(format!("{}: {e}", path.display())))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         // journal_mode answers with a row, so it is queried, not executed.
-        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        let _mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            .map_err(|e| at(e.into()))?;
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
-        conn.execute_batch(SCHEMA)
-            .map_err(|e| StoreError(format!("{}: {e}", path.display())))?;
+        migrate_sqlite(&mut conn).map_err(at)?;
         Ok(SqliteStore {
             conn: Mutex::new(conn),
             waiting: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The schema version of the open database.
+    pub fn schema_version(&self) -> Result<usize, StoreError> {
+        let version: i64 = self
+            .conn()
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        Ok(usize::try_from(version).unwrap_or(0))
     }
 
     /// Runs `write` in a transaction and commits it, with the writes that queued meanwhile;
@@ -176,13 +303,13 @@ impl SqliteStore {
             }
             Err(e) => {
                 for outcome in &outcomes {
-                    *lock(outcome) = Some(Err(StoreError(e.0.clone())));
+                    *lock(outcome) = Some(Err(e.clone()));
                 }
             }
         }
         lock(&outcome)
             .take()
-            .unwrap_or_else(|| Err(StoreError("the write was lost".to_string())))
+            .unwrap_or_else(|| Err(StoreError::unavailable("the write was lost")))
     }
 
     fn queue(&self) -> std::sync::MutexGuard<'_, Vec<(Write, Arc<Outcome>)>> {
@@ -192,6 +319,55 @@ impl SqliteStore {
     fn conn(&self) -> std::sync::MutexGuard<'_, Connection> {
         lock(&self.conn)
     }
+
+    /// The games (with their moves) that `filter` (a `WHERE` clause) selects with `args`.
+    fn select(
+        &self,
+        filter: &str,
+        args: impl rusqlite::Params,
+    ) -> Result<Vec<StoredGame>, StoreError> {
+        let conn = self.conn();
+        let mut games = conn.prepare(&format!(
+            "SELECT {SQLITE_GAME_COLUMNS} FROM games {filter} ORDER BY created, key"
+        ))?;
+        let mut moves =
+            conn.prepare_cached("SELECT move FROM moves WHERE key = ?1 ORDER BY number")?;
+        let rows = games.query_map(args, sqlite_game)?;
+        let mut out = Vec::new();
+        for row in rows {
+            let mut game = row?;
+            game.moves = moves
+                .query_map([&game.key], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            out.push(game);
+        }
+        Ok(out)
+    }
+}
+
+/// A row of [`SQLITE_GAME_COLUMNS`] as a game without its moves.
+fn sqlite_game(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
+    let color: String = r.get(4)?;
+    let result: Option<String> = r.get(7)?;
+    let dead: String = r.get(8)?;
+    let undone_from: Option<i64> = r.get(11)?;
+    Ok(StoredGame {
+        key: r.get(0)?,
+        client: r.get(1)?,
+        size: usize::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+        level: r.get(3)?,
+        color: color.chars().next().unwrap_or('B'),
+        komi: r.get(5)?,
+        handicap: usize::try_from(r.get::<_, i64>(6)?).unwrap_or(usize::MAX),
+        moves: Vec::new(),
+        ending: result.map(|result| Ending {
+            result,
+            dead: dead.split_whitespace().map(str::to_string).collect(),
+        }),
+        last_active: u64::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
+        request_id: r.get(10)?,
+        undone_from: undone_from.and_then(|n| usize::try_from(n).ok()),
+    })
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -220,6 +396,21 @@ fn commit_group(
     Ok(results)
 }
 
+/// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
+fn check_count(tx: &Connection, key: &str, count: usize) -> Result<(), StoreError> {
+    let held: i64 = tx.query_row(
+        "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = ?1",
+        [key],
+        |r| r.get(0),
+    )?;
+    if held != count as i64 {
+        return Err(StoreError::taken(format!(
+            "game {key} has {held} moves, not {count}: another server changed it"
+        )));
+    }
+    Ok(())
+}
+
 fn insert_moves(
     tx: &Connection,
     key: &str,
@@ -234,13 +425,15 @@ fn insert_moves(
     Ok(())
 }
 
+/// Sets the ending (none: unfinished) and the time of the last change; fails when the game
+/// is not there.
 fn set_ending(
     tx: &Connection,
     key: &str,
     ending: Option<&Ending>,
     now: u64,
-) -> Result<usize, StoreError> {
-    Ok(tx.execute(
+) -> Result<(), StoreError> {
+    let changed = tx.execute(
         "UPDATE games SET result = ?2, dead = ?3, last_active = ?4 WHERE key = ?1",
         params![
             key,
@@ -248,54 +441,59 @@ fn set_ending(
             ending.map_or(String::new(), |e| e.dead.join(" ")),
             now as i64
         ],
-    )?)
+    )?;
+    if changed == 0 {
+        return Err(StoreError::missing(key));
+    }
+    Ok(())
 }
 
 impl Store for SqliteStore {
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
-        let conn = self.conn();
-        let mut games = conn.prepare(
-            "SELECT key, client, size, level, color, komi, handicap, result, dead, last_active
-             FROM games ORDER BY created, key",
-        )?;
-        let mut moves = conn.prepare("SELECT move FROM moves WHERE key = ?1 ORDER BY number")?;
-        let rows = games.query_map([], |r| {
-            let color: String = r.get(4)?;
-            let result: Option<String> = r.get(7)?;
-            let dead: String = r.get(8)?;
-            Ok(StoredGame {
-                key: r.get(0)?,
-                client: r.get(1)?,
-                size: r.get::<_, i64>(2)? as usize,
-                level: r.get(3)?,
-                color: color.chars().next().unwrap_or('B'),
-                komi: r.get(5)?,
-                handicap: r.get::<_, i64>(6)? as usize,
-                moves: Vec::new(),
-                ending: result.map(|result| Ending {
-                    result,
-                    dead: dead.split_whitespace().map(str::to_string).collect(),
-                }),
-                last_active: r.get::<_, i64>(9)? as u64,
-            })
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let mut game = row?;
-            game.moves = moves
-                .query_map([&game.key], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
-            out.push(game);
-        }
-        Ok(out)
+        self.select("", [])
     }
 
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+    fn load(&self, key: &str) -> Result<Option<StoredGame>, StoreError> {
+        Ok(self.select("WHERE key = ?1", [key])?.pop())
+    }
+
+    fn find_request(
+        &self,
+        client: &str,
+        request_id: &str,
+    ) -> Result<Option<StoredGame>, StoreError> {
+        Ok(self
+            .select(
+                "WHERE client = ?1 AND request_id = ?2",
+                [client, request_id],
+            )?
+            .pop())
+    }
+
+    fn count(&self) -> Result<usize, StoreError> {
+        let count: i64 = self
+            .conn()
+            .query_row("SELECT count(*) FROM games", [], |r| r.get(0))?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError> {
         let game = game.clone();
         self.write(move |tx| {
+            if game.ending.is_none() {
+                let open: i64 = tx.query_row(
+                    "SELECT count(*) FROM games WHERE client = ?1 AND result IS NULL",
+                    [&game.client],
+                    |r| r.get(0),
+                )?;
+                if usize::try_from(open).unwrap_or(usize::MAX) >= max_open {
+                    return Err(over_limit(&game.client, max_open));
+                }
+            }
             tx.execute(
-                "INSERT INTO games (key, client, size, level, color, komi, handicap, created, last_active)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+                "INSERT INTO games (key, client, size, level, color, komi, handicap, created,
+                                    last_active, request_id, undone_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
                 params![
                     game.key,
                     game.client,
@@ -304,48 +502,50 @@ impl Store for SqliteStore {
                     game.color.to_string(),
                     game.komi,
                     game.handicap as i64,
-                    game.last_active as i64
+                    game.last_active as i64,
+                    game.request_id,
+                    game.undone_from.map(|n| n as i64),
                 ],
             )?;
             insert_moves(tx, &game.key, 1, &game.moves)?;
-            set_ending(tx, &game.key, game.ending.as_ref(), game.last_active)?;
-            Ok(())
+            set_ending(tx, &game.key, game.ending.as_ref(), game.last_active)
         })
     }
 
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
+            check_count(tx, &key, moves.first.saturating_sub(1))?;
             insert_moves(tx, &key, moves.first, &moves.moves)?;
-            if set_ending(tx, &key, moves.ending.as_ref(), now)? == 0 {
-                return Err(StoreError(format!("no game {key}")));
-            }
-            Ok(())
+            set_ending(tx, &key, moves.ending.as_ref(), now)
         })
     }
 
-    fn truncate(&self, key: &str, len: usize, now: u64) -> Result<(), StoreError> {
+    fn truncate(
+        &self,
+        key: &str,
+        len: usize,
+        undone_from: usize,
+        now: u64,
+    ) -> Result<(), StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
+            check_count(tx, &key, undone_from.saturating_sub(1))?;
             tx.execute(
                 "DELETE FROM moves WHERE key = ?1 AND number > ?2",
                 params![key, len as i64],
             )?;
-            if set_ending(tx, &key, None, now)? == 0 {
-                return Err(StoreError(format!("no game {key}")));
-            }
-            Ok(())
+            tx.execute(
+                "UPDATE games SET undone_from = ?2 WHERE key = ?1",
+                params![key, undone_from as i64],
+            )?;
+            set_ending(tx, &key, None, now)
         })
     }
 
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
         let (key, ending) = (key.to_string(), ending.clone());
-        self.write(move |tx| {
-            if set_ending(tx, &key, Some(&ending), now)? == 0 {
-                return Err(StoreError(format!("no game {key}")));
-            }
-            Ok(())
-        })
+        self.write(move |tx| set_ending(tx, &key, Some(&ending), now))
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
@@ -367,14 +567,20 @@ impl Store for SqliteStore {
         })
     }
 
-    fn expire(&self, before: u64) -> Result<Vec<String>, StoreError> {
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn();
         let tx = conn.transaction()?;
         let keys: Vec<String> = tx
             .prepare("SELECT key FROM games WHERE last_active < ?1")?
             .query_map([before as i64], |r| r.get(0))?
+            .filter(|key| !matches!(key, Ok(key) if keep.contains(key)))
             .collect::<Result<_, _>>()?;
-        tx.execute("DELETE FROM games WHERE last_active < ?1", [before as i64])?;
+        {
+            let mut delete = tx.prepare("DELETE FROM games WHERE key = ?1")?;
+            for key in &keys {
+                delete.execute([key])?;
+            }
+        }
         tx.commit()?;
         Ok(keys)
     }
@@ -396,6 +602,8 @@ mod tests {
             moves: moves.iter().map(|m| m.to_string()).collect(),
             ending: None,
             last_active: 100,
+            request_id: None,
+            undone_from: None,
         }
     }
 
@@ -429,9 +637,10 @@ mod tests {
         assert_eq!(all[0].moves, ["D4", "E5", "pass"]);
         assert_eq!(all[0].last_active, 150);
         assert_eq!(all[1].ending.as_ref(), Some(&ending));
-        store.truncate("a", 1, 170).unwrap();
+        store.truncate("a", 1, 4, 170).unwrap();
         assert_eq!(store.load_all().unwrap()[0].moves, ["D4"]);
-        assert_eq!(store.expire(165).unwrap(), ["b"]);
+        assert_eq!(store.load("a").unwrap().unwrap().undone_from, Some(4));
+        assert_eq!(store.expire(165, &[]).unwrap(), ["b"]);
         store.delete("a").unwrap();
         assert!(store.load_all().unwrap().is_empty());
     }
@@ -468,6 +677,82 @@ mod tests {
             assert_eq!(game.moves, expected, "{}", game.key);
         }
         drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The schema every tengen wrote before schema versions existed (version 0).
+    const VERSION_0: &str = "
+        CREATE TABLE games (
+            key TEXT PRIMARY KEY, client TEXT NOT NULL, size INTEGER NOT NULL,
+            level TEXT NOT NULL, color TEXT NOT NULL, komi REAL NOT NULL,
+            handicap INTEGER NOT NULL, result TEXT, dead TEXT NOT NULL DEFAULT '',
+            created INTEGER NOT NULL, last_active INTEGER NOT NULL);
+        CREATE TABLE moves (
+            key TEXT NOT NULL REFERENCES games(key) ON DELETE CASCADE,
+            number INTEGER NOT NULL, move TEXT NOT NULL,
+            PRIMARY KEY (key, number)) WITHOUT ROWID;
+        INSERT INTO games VALUES ('old', 'c', 9, 'easy', 'B', 7.5, 0, NULL, '', 50, 60);
+        INSERT INTO moves VALUES ('old', 1, 'E5'), ('old', 2, 'D4');
+    ";
+
+    #[test]
+    fn a_file_without_a_version_is_migrated_and_keeps_its_games() {
+        let dir = std::env::temp_dir().join(format!("tengen-store-v0-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.sqlite");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(VERSION_0)
+            .unwrap();
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+        let old = store.load("old").unwrap().unwrap();
+        assert_eq!(old.moves, ["E5", "D4"]);
+        assert_eq!((old.last_active, old.request_id), (60, None));
+        // The new columns work, and reopening migrates nothing twice.
+        store
+            .create(&StoredGame {
+                request_id: Some("r1".into()),
+                ..game("new", &[])
+            })
+            .unwrap();
+        drop(store);
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.find_request("c", "r1").unwrap().unwrap().key, "new");
+        drop(store);
+        // A file from a newer tengen is refused, not damaged.
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", 99)
+            .unwrap();
+        let newer = SqliteStore::open(&path).err().unwrap();
+        assert!(newer.message.contains("newer"), "{newer}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn three_servers_opening_a_new_file_at_once_migrate_it_once() {
+        let dir = std::env::temp_dir().join(format!("tengen-store-3-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.sqlite");
+        let barrier = Arc::new(std::sync::Barrier::new(3));
+        let opened: Vec<_> = (0..3)
+            .map(|_| {
+                let (path, barrier) = (path.clone(), Arc::clone(&barrier));
+                std::thread::spawn(move || {
+                    barrier.wait();
+                    SqliteStore::open(&path).map(|_| ())
+                })
+            })
+            .collect();
+        for thread in opened {
+            // Migration 2 adds columns: run twice, it would fail.
+            thread.join().unwrap().unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -2,6 +2,8 @@
 //! over pipes.
 #![allow(dead_code)] // each test file uses a different part
 
+pub mod pg;
+
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
