@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set.
-const CFGS: [&str; 6] = [
+const CFGS: [&str; 7] = [
     "gnugo_tests",
     "chromium_tests",
     "postgres_tests",
