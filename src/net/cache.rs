@@ -14,11 +14,14 @@ use super::{Features, NetOutput};
 /// on 19x19 (a policy and an ownership map of 361 points each), 12 MB on 9x9.
 pub const DEFAULT_CACHE_POSITIONS: usize = 1 << 14;
 
+/// One slot: the key and the evaluation it holds, if any.
+type Slot = Mutex<Option<(u64, Arc<NetOutput>)>>;
+
 /// A fixed number of slots, each holding one evaluation; a new one replaces the old in its
 /// slot. Shared by threads: each slot has its own lock.
 #[derive(Debug)]
 pub struct EvalCache {
-    slots: Vec<Mutex<Option<(u64, Arc<NetOutput>)>>>,
+    slots: Vec<Slot>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -83,7 +86,7 @@ impl EvalCache {
         )
     }
 
-    fn slot(&self, key: u64) -> Option<&Mutex<Option<(u64, Arc<NetOutput>)>>> {
+    fn slot(&self, key: u64) -> Option<&Slot> {
         let mask = self.slots.len().checked_sub(1)?;
         // The slot count is a power of two: the low bits of the key pick one.
         self.slots.get(key as usize & mask)
