@@ -2,13 +2,13 @@
 """Makes the README's picture of `tengen serve`'s page: docs/images/serve-analysis.png.
 
 Starts `tengen serve` on a free loopback port with a store in a temporary directory, opens a
-9x9 game against the default level (medium) through the JSON API with a fixed list of moves
-(the `moves` field of POST /api/games, so the position does not depend on the AI's replies),
-then drives headless chromium through chromedriver (WebDriver, as tests/browser.rs does):
-opens the page on that game with Analysis ticked, waits until the win-rate bar and the
-ownership squares of that position are drawn, and saves the window as a PNG. The analysis is
-a search limited by time as well as playouts, so its figures may differ slightly between runs;
-the position and the layout do not.
+9x9 game against the default level (medium) through the JSON API with the moves of
+tools/screenshot-game.sgf (the `moves` field of POST /api/games, so the position does not
+depend on the AI's replies), then drives headless chromium through chromedriver (WebDriver, as
+tests/browser.rs does): opens the page on that game with Analysis ticked, waits until the
+win-rate bar and the ownership squares of that position are drawn, and saves the window as a
+PNG. The analysis is a search limited by time as well as playouts, so its figures may differ
+slightly between runs; the position and the layout do not.
 
 Run it by hand after a change to the page (the tests never do):
 
@@ -21,6 +21,7 @@ TENGEN names another binary than target/release/tengen.
 import base64
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -36,11 +37,8 @@ OUTPUT = os.path.join(ROOT, "docs", "images", "serve-analysis.png")
 # The browser window, in CSS pixels, before it is made as tall as the page: the page is at
 # most 640 wide.
 WINDOW = (640, 860)
-# A 9x9 game's first 24 moves (Black first); Black, the client, is to play next.
-MOVES = [
-    "E5", "C4", "D3", "C3", "D4", "C5", "E7", "D6", "E6", "C7", "D7", "C6",
-    "G4", "F3", "G3", "E3", "E2", "F2", "D2", "G2", "H2", "H3", "F4", "C8",
-]
+# The game shown, 9x9 (tools/gogui-screenshot.sh shows the same one in GoGui).
+GAME = os.path.join(ROOT, "tools", "screenshot-game.sgf")
 # The longest any step may take: the machine may be busy, and chromium starts slowly.
 TIMEOUT = 120
 
@@ -94,6 +92,18 @@ def request(method, url, body=None):
         fail(f"{method} {url}: {error.code} {error.read().decode(errors='replace')}")
 
 
+def game_moves():
+    """The moves of GAME as GTP vertices, Black first, colours alternating."""
+    with open(GAME) as file:
+        sgf = file.read()
+    moves = []
+    for number, (colour, x, y) in enumerate(re.findall(r";([BW])\[([a-i])([a-i])\]", sgf)):
+        if colour != "BW"[number % 2]:
+            fail(f"{GAME}: move {number + 1} is not {'BW'[number % 2]}'s")
+        moves.append("ABCDEFGHJ"[ord(x) - ord("a")] + str(9 - (ord(y) - ord("a"))))
+    return moves
+
+
 def main():
     output = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else OUTPUT
     tengen = os.environ.get("TENGEN", os.path.join(ROOT, "target", "release", "tengen"))
@@ -114,10 +124,11 @@ def main():
             processes.append(server)
             base = f"http://{address}"
             client = "screenshot"
+            moves = game_moves()
             state = request("POST", f"{base}/api/games", {
                 "client": client, "size": 9, "level": "medium", "color": "B",
-                "moves": MOVES})
-            if state["moves"] != MOVES or not state["your_turn"]:
+                "moves": moves})
+            if state["moves"] != moves or not state["your_turn"]:
                 fail(f"the server did not take the moves as given: {state}")
 
             driver, port = start(["chromedriver", "--port=0"],
