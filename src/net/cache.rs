@@ -10,9 +10,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::{Features, NetOutput};
 
-/// The positions a net's cache holds unless told otherwise: at most about 48 MB of outputs
-/// on 19x19 (a policy and an ownership map of 361 points each), 12 MB on 9x9.
-pub const DEFAULT_CACHE_POSITIONS: usize = 1 << 14;
+/// The positions a net's cache holds unless told otherwise: at most about 24 MB of outputs
+/// on 19x19 (a policy and an ownership map of 361 points each), 6 MB on 9x9.
+pub const DEFAULT_CACHE_POSITIONS: usize = 1 << 13;
 
 /// One slot: the key and the evaluation it holds, if any.
 type Slot = Mutex<Option<(u64, Arc<NetOutput>)>>;

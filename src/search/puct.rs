@@ -57,8 +57,14 @@ const DYNAMIC_SCORE_SCALE: f64 = 0.75;
 const DEFAULT_VISITS: u64 = 400;
 /// Root visits before a search's win rate is trusted enough to resign on.
 pub const MIN_VISITS_TO_RESIGN: u64 = 30;
-/// The most visits one ponder runs (a tree of about 30 MB).
+/// The most visits one ponder runs (the tree's size bounds it first on big boards).
 const PONDER_VISITS: u64 = 100_000;
+/// The most nodes a tree holds (about 40 MB): a search whose tree is full stops, as when its
+/// budget ends. A visit expands a leaf into all its legal moves, so that is about 1,450
+/// visits' worth on 19x19 and 6,400 on 9x9.
+const MAX_TREE_NODES: usize = 1 << 19;
+/// The most children one node has: every point of a 25x25 board, and the pass.
+const MAX_MOVES: usize = 25 * 25 + 1;
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
 
@@ -79,11 +85,13 @@ struct Node {
     winloss: f64,
     lead: f64,
     lead_sq: f64,
-    children: Vec<usize>,
+    /// The children are the nodes `first_child..first_child + child_count`.
+    first_child: u32,
+    child_count: u16,
     expanded: bool,
     /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
     /// for, at its children.
-    ownership: Option<Vec<f64>>,
+    ownership: Option<Box<Vec<f64>>>,
     /// The leaves summed into `ownership`.
     owned: u32,
 }
@@ -100,11 +108,18 @@ impl Node {
             winloss: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
-            children: Vec::new(),
+            first_child: 0,
+            child_count: 0,
             expanded: false,
             ownership: None,
             owned: 0,
         }
+    }
+
+    /// The ids of the children.
+    fn children(&self) -> std::ops::Range<usize> {
+        let first = self.first_child as usize;
+        first..first + usize::from(self.child_count)
     }
 
     /// The mean win rate of the player who played the move.
@@ -172,7 +187,7 @@ struct Tree {
 impl Tree {
     fn new(root_mover: Color) -> Tree {
         let mut root = Node::new(Move::Pass, root_mover, 1.0);
-        root.ownership = Some(Vec::new());
+        root.ownership = Some(Box::default());
         Tree { nodes: vec![root] }
     }
 
@@ -184,7 +199,7 @@ impl Tree {
             let n = &self.nodes[*id];
             f64::from(n.visits + n.in_flight)
         };
-        let total: f64 = parent.children.iter().map(in_tree).sum();
+        let total: f64 = parent.children().map(|id| in_tree(&id)).sum();
         let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
         let explore = cpuct * (total + 0.01).sqrt();
         let parent_utility = if parent.visits == 0 {
@@ -193,10 +208,9 @@ impl Tree {
             sign(chooser) * parent.utility / f64::from(parent.visits)
         };
         let visited_policy: f64 = parent
-            .children
-            .iter()
-            .filter(|&&id| self.nodes[id].visits > 0)
-            .map(|&id| f64::from(self.nodes[id].prior))
+            .children()
+            .filter(|&id| self.nodes[id].visits > 0)
+            .map(|id| f64::from(self.nodes[id].prior))
             .sum();
         let reduction = if at == ROOT {
             ROOT_FPU_REDUCTION
@@ -205,9 +219,8 @@ impl Tree {
         };
         let first_play = parent_utility - reduction * visited_policy.sqrt();
         parent
-            .children
-            .iter()
-            .map(|&id| {
+            .children()
+            .map(|id| {
                 let child = &self.nodes[id];
                 let n = f64::from(child.visits + child.in_flight);
                 let q = if n == 0.0 {
@@ -221,9 +234,9 @@ impl Tree {
             .map(|(id, _)| id)
     }
 
-    /// Gives `at` its children (once).
+    /// Gives `at` its children (once), unless the tree is full.
     fn expand(&mut self, at: usize, children: &[(Move, f32)], moves_ownership: bool) {
-        if self.nodes[at].expanded {
+        if self.nodes[at].expanded || self.nodes.len() + children.len() > MAX_TREE_NODES {
             return;
         }
         let mover = self.nodes[at].mover.opponent();
@@ -231,13 +244,20 @@ impl Tree {
         for &(mv, prior) in children {
             let mut node = Node::new(mv, mover, prior);
             if at == ROOT && moves_ownership {
-                node.ownership = Some(Vec::new());
+                node.ownership = Some(Box::default());
             }
             self.nodes.push(node);
         }
         let node = &mut self.nodes[at];
-        node.children = (first..first + children.len()).collect();
+        // MAX_TREE_NODES fits a u32, and a move list a u16 (626 moves at most on 25x25).
+        node.first_child = first as u32;
+        node.child_count = children.len() as u16;
         node.expanded = true;
+    }
+
+    /// Whether the tree has no room for another node's children.
+    fn is_full(&self) -> bool {
+        self.nodes.len() + MAX_MOVES > MAX_TREE_NODES
     }
 
     /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
@@ -271,7 +291,7 @@ impl Tree {
     /// The children of `at`, most visited first (ties by utility, then prior: a search cut
     /// short before its first visits plays the net's policy).
     fn ranked_children(&self, at: usize) -> Vec<usize> {
-        let mut children = self.nodes[at].children.clone();
+        let mut children: Vec<usize> = self.nodes[at].children().collect();
         children.sort_by(|&a, &b| {
             let (a, b) = (&self.nodes[a], &self.nodes[b]);
             b.visits
@@ -288,17 +308,17 @@ impl Tree {
         let mut nodes = vec![self.nodes[top].clone()];
         let mut at = 0;
         while at < nodes.len() {
-            let old = std::mem::take(&mut nodes[at].children);
-            let first = nodes.len();
-            nodes.extend(old.iter().map(|&id| Node {
+            let old = nodes[at].children();
+            // Fewer nodes than the tree held: the ids fit where they did.
+            nodes[at].first_child = nodes.len() as u32;
+            nodes.extend(old.map(|id| Node {
                 ownership: None,
                 owned: 0,
                 ..self.nodes[id].clone()
             }));
-            nodes[at].children = (first..first + old.len()).collect();
             at += 1;
         }
-        nodes[ROOT].ownership = Some(Vec::new());
+        nodes[ROOT].ownership = Some(Box::default());
         nodes[ROOT].owned = 0;
         Tree { nodes }
     }
@@ -308,11 +328,10 @@ impl Tree {
         let mut pv = vec![self.nodes[id].mv];
         let mut at = id;
         while pv.len() < MAX_PV {
-            let Some(&next) = self.nodes[at]
-                .children
-                .iter()
-                .filter(|&&c| self.nodes[c].visits > 0)
-                .max_by_key(|&&c| self.nodes[c].visits)
+            let Some(next) = self.nodes[at]
+                .children()
+                .filter(|&c| self.nodes[c].visits > 0)
+                .max_by_key(|&c| self.nodes[c].visits)
             else {
                 break;
             };
@@ -586,9 +605,7 @@ impl PuctSearch {
         let mut at = ROOT;
         for &(mover, mv) in &game.moves()[moves.len()..] {
             at = nodes[at]
-                .children
-                .iter()
-                .copied()
+                .children()
                 .find(|&id| nodes[id].mv == mv && nodes[id].mover == mover)?;
         }
         (nodes[at].mover == color.opponent() && nodes[at].expanded && nodes[at].visits > 0)
@@ -643,7 +660,7 @@ impl PuctSearch {
             Some(tree) => {
                 let root = &tree.nodes[ROOT];
                 run.center = root.lead / f64::from(root.visits);
-                let has_children = !root.children.is_empty();
+                let has_children = root.child_count > 0;
                 (tree, has_children)
             }
             None => {
@@ -689,6 +706,7 @@ impl PuctSearch {
             let over = visits >= max_visits
                 || budget.expired()
                 || !has_children
+                || lock(&shared).is_full()
                 || clearly_ahead_after_target(&lock(&shared), budget);
             let Some((interval, callback)) = report.as_mut() else {
                 break;
@@ -822,7 +840,10 @@ fn visit(
     {
         let mut tree = lock(shared);
         let root = &tree.nodes[ROOT];
-        if u64::from(root.visits + root.in_flight) >= max_visits || root.children.is_empty() {
+        if u64::from(root.visits + root.in_flight) >= max_visits
+            || root.child_count == 0
+            || tree.is_full()
+        {
             return false;
         }
         if clearly_ahead_after_target(&tree, budget) {

@@ -30,6 +30,26 @@ fn back_up(tree: &mut Tree, path: &[usize], winloss: f64) {
 }
 
 #[test]
+fn a_full_tree_expands_no_more_and_its_reused_part_keeps_its_shape() {
+    let mut tree = toy(&[0.5, 0.3, 0.2]);
+    tree.expand(2, &[(Move::Pass, 1.0)], false);
+    back_up(&mut tree, &[ROOT, 2, 4], 1.0);
+    // The subtree under the second move: that move's child is the pass.
+    let sub = tree.subtree(2);
+    assert_eq!(sub.nodes.len(), 2);
+    assert_eq!(sub.nodes[ROOT].children().collect::<Vec<_>>(), vec![1]);
+    assert_eq!(sub.nodes[1].mv, Move::Pass);
+    assert_eq!(sub.nodes[1].visits, 1);
+    assert!(!tree.is_full());
+    let filler = tree.nodes[1].clone();
+    tree.nodes.resize(MAX_TREE_NODES - 1, filler);
+    assert!(tree.is_full());
+    tree.expand(3, &[(Move::Pass, 0.5), (Move::Pass, 0.5)], false);
+    assert_eq!(tree.nodes[3].child_count, 0, "no room for two more nodes");
+    assert_eq!(tree.nodes.len(), MAX_TREE_NODES - 1);
+}
+
+#[test]
 fn an_unvisited_root_picks_the_highest_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
     assert_eq!(tree.select(ROOT), Some(2));
@@ -236,9 +256,7 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     assert_eq!(search.last_reused, 0);
     let tree = &search.tree;
     let after_first = tree.nodes[ROOT]
-        .children
-        .iter()
-        .copied()
+        .children()
         .find(|&id| tree.nodes[id].mv == first)
         .expect("the move played is a root child");
     let reply = tree.ranked_children(after_first)[0];
