@@ -91,7 +91,7 @@ struct Node {
     expanded: bool,
     /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
     /// for, at its children.
-    ownership: Option<Box<Vec<f64>>>,
+    ownership: Option<Box<[f64]>>,
     /// The leaves summed into `ownership`.
     owned: u32,
 }
@@ -273,7 +273,7 @@ impl Tree {
             node.lead_sq += value.lead * value.lead;
             if let (Some(sum), Some(leaf)) = (node.ownership.as_mut(), ownership) {
                 if sum.is_empty() {
-                    sum.resize(leaf.len(), 0.0);
+                    *sum = vec![0.0; leaf.len()].into_boxed_slice();
                 }
                 for (s, &o) in sum.iter_mut().zip(leaf) {
                     *s += f64::from(o);
