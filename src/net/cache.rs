@@ -14,28 +14,32 @@ use super::{Features, NetOutput};
 /// on 19x19 (a policy and an ownership map of 361 points each), 6 MB on 9x9.
 pub const DEFAULT_CACHE_POSITIONS: usize = 1 << 13;
 
-/// One slot: the key and the evaluation it holds, if any.
-type Slot = Mutex<Option<(u64, Arc<NetOutput>)>>;
+/// Evaluations one key may sit in.
+const WAYS: usize = 4;
 
-/// A fixed number of slots, each holding one evaluation; a new one replaces the old in its
-/// slot. Shared by threads: each slot has its own lock.
+/// One set: up to [`WAYS`] keys with their evaluations.
+type Set = Mutex<[Option<(u64, Arc<NetOutput>)>; WAYS]>;
+
+/// A fixed number of slots in sets of [`WAYS`]: a key's low bits pick its set, and a new
+/// evaluation takes a free slot of the set, else one its key's high bits pick. Shared by
+/// threads: each set has its own lock.
 #[derive(Debug)]
 pub struct EvalCache {
-    slots: Vec<Slot>,
+    sets: Vec<Set>,
     hits: AtomicU64,
     misses: AtomicU64,
 }
 
 impl EvalCache {
-    /// A cache of `positions` slots, rounded up to a power of two (none when 0).
+    /// A cache of `positions` slots, rounded up to a power of two of sets (none when 0).
     pub fn new(positions: usize) -> EvalCache {
-        let slots = if positions == 0 {
+        let sets = if positions == 0 {
             0
         } else {
-            positions.next_power_of_two()
+            positions.div_ceil(WAYS).next_power_of_two()
         };
         EvalCache {
-            slots: (0..slots).map(|_| Mutex::new(None)).collect(),
+            sets: (0..sets).map(|_| Mutex::new(Default::default())).collect(),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -56,10 +60,11 @@ impl EvalCache {
 
     /// The evaluation kept under `key`, if any.
     pub fn get(&self, key: u64) -> Option<Arc<NetOutput>> {
-        let found = self.slot(key).and_then(|slot| {
-            let slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
-            slot.as_ref()
-                .filter(|(k, _)| *k == key)
+        let found = self.set(key).and_then(|set| {
+            let set = set.lock().unwrap_or_else(PoisonError::into_inner);
+            set.iter()
+                .flatten()
+                .find(|(k, _)| *k == key)
                 .map(|(_, out)| Arc::clone(out))
         });
         let counter = if found.is_some() {
@@ -71,11 +76,18 @@ impl EvalCache {
         found
     }
 
-    /// Keeps `output` under `key`, in place of what its slot held.
+    /// Keeps `output` under `key`: in the slot of its set that holds the key or is free,
+    /// else in place of the evaluation its key's high bits pick.
     pub fn insert(&self, key: u64, output: Arc<NetOutput>) {
-        if let Some(slot) = self.slot(key) {
-            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some((key, output));
-        }
+        let Some(set) = self.set(key) else {
+            return;
+        };
+        let mut set = set.lock().unwrap_or_else(PoisonError::into_inner);
+        let way = set
+            .iter()
+            .position(|slot| slot.as_ref().is_none_or(|(k, _)| *k == key))
+            .unwrap_or((key >> 62) as usize % WAYS);
+        set[way] = Some((key, output));
     }
 
     /// Lookups that found an evaluation, and lookups that did not, so far.
@@ -86,10 +98,10 @@ impl EvalCache {
         )
     }
 
-    fn slot(&self, key: u64) -> Option<&Slot> {
-        let mask = self.slots.len().checked_sub(1)?;
-        // The slot count is a power of two: the low bits of the key pick one.
-        self.slots.get(key as usize & mask)
+    fn set(&self, key: u64) -> Option<&Set> {
+        let mask = self.sets.len().checked_sub(1)?;
+        // The set count is a power of two: the low bits of the key pick one.
+        self.sets.get(key as usize & mask)
     }
 }
 
@@ -133,7 +145,7 @@ mod tests {
     #[test]
     fn equal_inputs_share_an_entry_and_any_difference_misses() {
         let cache = EvalCache::new(100);
-        assert_eq!(cache.slots.len(), 128);
+        assert_eq!(cache.sets.len() * WAYS, 128);
         let key = EvalCache::key(&features(1.0), 0.2);
         assert_eq!(key, EvalCache::key(&features(1.0), 0.2));
         assert!(cache.get(key).is_none());
@@ -159,12 +171,23 @@ mod tests {
     }
 
     #[test]
-    fn a_new_evaluation_replaces_the_one_in_its_slot_and_an_empty_cache_keeps_none() {
-        let cache = EvalCache::new(1);
-        cache.insert(1, output(1.0));
-        cache.insert(2, output(2.0));
+    fn a_full_set_gives_up_one_evaluation_for_a_new_one_and_an_empty_cache_keeps_none() {
+        let cache = EvalCache::new(WAYS);
+        assert_eq!(cache.sets.len(), 1);
+        for key in 1..=WAYS as u64 {
+            cache.insert(key, output(key as f32));
+        }
+        for key in 1..=WAYS as u64 {
+            assert_eq!(cache.get(key).map(|o| o.white_lead), Some(key as f32));
+        }
+        // Key 1 again: its own slot.
+        cache.insert(1, output(10.0));
+        assert_eq!(cache.get(1).map(|o| o.white_lead), Some(10.0));
+        // A fifth key takes the slot its high bits pick (way 0: key 1's).
+        cache.insert(99, output(99.0));
+        assert_eq!(cache.get(99).map(|o| o.white_lead), Some(99.0));
         assert!(cache.get(1).is_none());
-        assert_eq!(cache.get(2).map(|o| o.white_lead), Some(2.0));
+        assert!(cache.get(2).is_some());
         let none = EvalCache::new(0);
         none.insert(1, output(1.0));
         assert!(none.get(1).is_none());
