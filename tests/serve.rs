@@ -980,6 +980,11 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
 
     // The database goes away: a move is answered 503 with Retry-After, and nothing is
     // stored; once it is back, the same move goes through.
+    // /healthz stays 200 on both (a balancer keeps them in its pool) and names the outage.
+    assert_eq!(
+        two.get("/healthz"),
+        (200, json!({"serving": true, "store": "ok"}))
+    );
     cluster.stop();
     let body = json!({"move": "F6", "number": 5}).to_string();
     let (status, head, text) = two.request("POST", &path, Some(&body));
@@ -987,7 +992,32 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     assert!(head.contains("retry-after: 1"), "{head}");
     let (status, _, text) = one.request("POST", "/api/games", Some(&game_body()));
     assert_eq!(status, 503, "{text}");
+    // A game this server does not hold needs the store to be found.
+    let unseen = format!("/api/games/{}", "0".repeat(32));
+    let (status, head, text) = one.request("GET", &unseen, None);
+    assert_eq!(status, 503, "{text}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    for server in [&one, &two] {
+        let (status, health) = server.get("/healthz");
+        assert_eq!(status, 200, "{health}");
+        assert_eq!(health["store"], "unreachable", "{health}");
+        assert!(
+            health["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("postgresql")),
+            "{health}"
+        );
+    }
     cluster.restart();
+    // Service resumes by itself: the pool reconnects.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while one.get("/healthz").1["store"] != "ok" {
+        assert!(
+            Instant::now() < deadline,
+            "the store stays unreachable after the restart"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let (status, state) = two.post(&path, json!({"move": "F6", "number": 5}));
     assert_eq!(status, 200, "{state}");
     assert_eq!(moves(&state).len(), 6);
@@ -1122,6 +1152,10 @@ fn the_page_and_the_levels_are_served() {
     for level in ["easy", "medium", "mcts", "hard"] {
         assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
     }
+    assert_eq!(
+        server.get("/healthz"),
+        (200, json!({"serving": true, "store": "ok"}))
+    );
 }
 
 /// The moves that fill a 9x9 board with one living group of `owner`'s, every point but five

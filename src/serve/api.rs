@@ -586,6 +586,28 @@ pub async fn levels(State(server): Shared) -> Response {
     Json(json!({"levels": server.levels, "default": server.ai.default_level()})).into_response()
 }
 
+/// The longest `GET /healthz` waits for the store's answer.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// `GET /healthz`: `200` while the process serves, whatever the store's state, so that a
+/// database outage does not take every server out of a balancer's pool at once; the body
+/// says whether the store answers (`"store": "ok"`, or `"unreachable"` with `error`).
+pub async fn healthz(State(server): Shared) -> Response {
+    let store = Arc::clone(&server.store);
+    let probe = tokio::task::spawn_blocking(move || store.ping());
+    let error = match tokio::time::timeout(HEALTH_TIMEOUT, probe).await {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(e))) => Some(e.message),
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(_) => Some(format!("no answer within {} s", HEALTH_TIMEOUT.as_secs())),
+    };
+    let body = match error {
+        None => json!({"serving": true, "store": "ok"}),
+        Some(error) => json!({"serving": true, "store": "unreachable", "error": error}),
+    };
+    ([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
+}
+
 /// `POST /api/games`: a new game, or a lost one restored from its moves; with a
 /// `request_id` the client used before, the game that request created.
 pub async fn create(State(server): Shared, body: Body) -> Reply {

@@ -30,6 +30,10 @@ const MIGRATIONS: [&str; SCHEMA_VERSION] = [
     include_str!("migrations/postgres/0002_retries.sql"),
 ];
 
+/// The longest [`Store::ping`] waits for a connection: a health check answers well within
+/// a balancer's check timeout, even while the database is down.
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7465_6e67_656e;
@@ -463,6 +467,13 @@ fn set_ending(
 }
 
 impl Store for PgStore {
+    fn ping(&self) -> Result<(), StoreError> {
+        self.pool
+            .get_timeout(PING_TIMEOUT)?
+            .simple_query("SELECT 1")?;
+        Ok(())
+    }
+
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.select("", &[])
     }

@@ -185,6 +185,8 @@ pub trait Store: Send + Sync {
     /// Removes the games last active before `before` but those in `keep` (used since, but
     /// only read); their keys.
     fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError>;
+    /// Whether the store answers: one trivial query.
+    fn ping(&self) -> Result<(), StoreError>;
 }
 
 /// The refusal of a client's game past `max_open` unfinished ones.
@@ -449,6 +451,11 @@ fn set_ending(
 }
 
 impl Store for SqliteStore {
+    fn ping(&self) -> Result<(), StoreError> {
+        self.conn().query_row("SELECT 1", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.select("", [])
     }
