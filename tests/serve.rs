@@ -42,6 +42,8 @@ impl Drop for TempDir {
 struct Server {
     child: Child,
     address: String,
+    /// Its stderr's lines so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -59,6 +61,7 @@ impl Server {
             .arg(store)
             .args(args)
             .env("PGPASSWORD", common::pg::PASSWORD)
+            .env("RUST_LOG", "warn,tengen::serve::api=info")
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -67,17 +70,24 @@ impl Server {
             .expect("start tengen serve");
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = mpsc::channel();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lines = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(at) = line.find("listening on http://") {
                     let _ = tx.send(line[at + "listening on http://".len()..].trim().to_string());
                 }
+                lines.lock().unwrap().push(line);
             }
         });
         let address = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("tengen serve prints the address it listens on");
-        Server { child, address }
+        Server {
+            child,
+            address,
+            log,
+        }
     }
 
     /// `kill -9`.
@@ -1024,6 +1034,49 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     assert_eq!(moves(&state)[..4], moves(&on_one)[..]);
     let (status, _, _) = one.request("POST", "/api/games", Some(&game_body()));
     assert_eq!(status, 201);
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_move_sent_to_two_servers_at_once_gets_one_ai_reply_computed_once() {
+    let dir = TempDir::new("lease");
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let servers = [
+        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
+        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
+    ];
+    let game = servers[0].open(json!({"client": "p", "size": 9, "level": "mcts", "color": "B"}));
+    let path = format!("/api/games/{}/moves", key_of(&game));
+    for (number, mv) in [(1, "E5"), (3, "C3")] {
+        let body = json!({"move": mv, "number": number}).to_string();
+        let answers: Vec<(u16, String, String)> = std::thread::scope(|scope| {
+            let sent: Vec<_> = servers
+                .iter()
+                .map(|server| scope.spawn(|| server.request("POST", &path, Some(&body))))
+                .collect();
+            sent.into_iter().map(|s| s.join().unwrap()).collect()
+        });
+        let states: Vec<Value> = answers
+            .iter()
+            .map(|(status, _, text)| {
+                assert_eq!(*status, 200, "{text}");
+                serde_json::from_str(text).unwrap()
+            })
+            .collect();
+        assert_eq!(states[0]["reply"], states[1]["reply"], "{states:?}");
+        assert_eq!(moves(&states[0]), moves(&states[1]));
+        assert_eq!(moves(&states[0]).len(), number + 1);
+        let computed: Vec<String> = servers
+            .iter()
+            .flat_map(|s| s.log.lock().unwrap().clone())
+            .filter(|line| line.contains(&format!("the AI's move {} at mcts", number + 1)))
+            .collect();
+        assert_eq!(computed.len(), 1, "{computed:?}");
+    }
 }
 
 fn game_body() -> String {
