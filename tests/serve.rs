@@ -951,6 +951,15 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     let (status, on_one) = one.post(&path, json!({"move": "D4", "number": 3}));
     assert_eq!(status, 200, "{on_one}");
     assert_eq!(moves(&on_one)[..2], moves(&on_two)[..]);
+    // A move illegal in the copy held here is checked again on the store's: the number is
+    // what is wrong, not the point (the AI's first reply, taken in both).
+    let taken = &moves(&on_two)[1];
+    let (status, answer) = two.post(&path, json!({"move": taken, "number": 3}));
+    assert_eq!(
+        (status, answer["expected"].as_u64()),
+        (409, Some(5)),
+        "{answer}"
+    );
     let (status, answer) = two.post(&path, json!({"move": "F6", "number": 3}));
     assert_eq!(
         (status, answer["expected"].as_u64()),

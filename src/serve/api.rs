@@ -33,8 +33,8 @@ pub struct ApiError {
     body: serde_json::Map<String, Value>,
     /// Sent as `Retry-After` (whole seconds, rounded up).
     retry_after: Option<Duration>,
-    /// The store refused a write because another request had stored it first: the game
-    /// held here is stale.
+    /// The game held here may be stale: the store refused a write because another request
+    /// had stored first, or a move was illegal in it.
     stale: bool,
 }
 
@@ -920,11 +920,15 @@ async fn play_in(
             crate::game::IllegalMove::Superko => "superko",
             crate::game::IllegalMove::Suicide => "suicide",
         };
-        return Err(ApiError::from(Refusal::illegal(
+        let mut illegal = ApiError::from(Refusal::illegal(
             "move",
             format!("{} is illegal: {e}", move_text(mv, size)),
         ))
-        .with("reason", reason));
+        .with("reason", reason);
+        // Illegal perhaps only in a copy that another server's moves left behind: checked
+        // again once on the store's.
+        illegal.stale = true;
+        return Err(illegal);
     }
     if game.needs_scoring() {
         game.ending = Some(server.ai.score(&game.game).await);
