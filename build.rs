@@ -22,6 +22,9 @@
 //!   newest /usr/lib/postgresql/*/bin, where Debian's `postgresql` package puts them); their
 //!   directory reaches the tests as `TENGEN_TEST_PG_BIN`. With `TENGEN_REQUIRE_EXTERNAL=1`
 //!   the cfg is set even without them, so that the tests run and fail.
+//! - `haproxy_tests`: `haproxy` was found (on PATH or in /usr/sbin, where Debian's package
+//!   puts it); its path reaches the tests as `TENGEN_TEST_HAPROXY`. With
+//!   `TENGEN_REQUIRE_EXTERNAL=1` the cfg is set even without it, so that the tests run and fail.
 //! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
@@ -38,10 +41,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set.
-const CFGS: [&str; 7] = [
+const CFGS: [&str; 8] = [
     "gnugo_tests",
     "chromium_tests",
     "postgres_tests",
+    "haproxy_tests",
     "katago_tests",
     "katrain_tests",
     "sabaki_tests",
@@ -126,6 +130,23 @@ fn main() {
             }
             if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
                 enable("postgres_tests");
+            }
+        }
+    }
+    let haproxy = find_on_path("haproxy")
+        .or_else(|| Some(PathBuf::from("/usr/sbin/haproxy")).filter(|p| is_executable(p)));
+    match haproxy {
+        Some(haproxy) => {
+            println!("cargo::rerun-if-changed={}", haproxy.display());
+            println!("cargo::rustc-env=TENGEN_TEST_HAPROXY={}", haproxy.display());
+            enable("haproxy_tests");
+        }
+        None => {
+            if Path::new("/usr/sbin").is_dir() {
+                println!("cargo::rerun-if-changed=/usr/sbin");
+            }
+            if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
+                enable("haproxy_tests");
             }
         }
     }

@@ -42,6 +42,8 @@ impl Drop for TempDir {
 struct Server {
     child: Child,
     address: String,
+    /// Its stderr's lines so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -59,6 +61,7 @@ impl Server {
             .arg(store)
             .args(args)
             .env("PGPASSWORD", common::pg::PASSWORD)
+            .env("RUST_LOG", "warn,tengen::serve::api=info")
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -67,17 +70,24 @@ impl Server {
             .expect("start tengen serve");
         let stderr = child.stderr.take().unwrap();
         let (tx, rx) = mpsc::channel();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let lines = std::sync::Arc::clone(&log);
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(at) = line.find("listening on http://") {
                     let _ = tx.send(line[at + "listening on http://".len()..].trim().to_string());
                 }
+                lines.lock().unwrap().push(line);
             }
         });
         let address = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("tengen serve prints the address it listens on");
-        Server { child, address }
+        Server {
+            child,
+            address,
+            log,
+        }
     }
 
     /// `kill -9`.
@@ -941,6 +951,15 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     let (status, on_one) = one.post(&path, json!({"move": "D4", "number": 3}));
     assert_eq!(status, 200, "{on_one}");
     assert_eq!(moves(&on_one)[..2], moves(&on_two)[..]);
+    // A move illegal in the copy held here is checked again on the store's: the number is
+    // what is wrong, not the point (the AI's first reply, taken in both).
+    let taken = &moves(&on_two)[1];
+    let (status, answer) = two.post(&path, json!({"move": taken, "number": 3}));
+    assert_eq!(
+        (status, answer["expected"].as_u64()),
+        (409, Some(5)),
+        "{answer}"
+    );
     let (status, answer) = two.post(&path, json!({"move": "F6", "number": 3}));
     assert_eq!(
         (status, answer["expected"].as_u64()),
@@ -980,6 +999,11 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
 
     // The database goes away: a move is answered 503 with Retry-After, and nothing is
     // stored; once it is back, the same move goes through.
+    // /healthz stays 200 on both (a balancer keeps them in its pool) and names the outage.
+    assert_eq!(
+        two.get("/healthz"),
+        (200, json!({"serving": true, "store": "ok"}))
+    );
     cluster.stop();
     let body = json!({"move": "F6", "number": 5}).to_string();
     let (status, head, text) = two.request("POST", &path, Some(&body));
@@ -987,13 +1011,81 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     assert!(head.contains("retry-after: 1"), "{head}");
     let (status, _, text) = one.request("POST", "/api/games", Some(&game_body()));
     assert_eq!(status, 503, "{text}");
+    // A game this server does not hold needs the store to be found.
+    let unseen = format!("/api/games/{}", "0".repeat(32));
+    let (status, head, text) = one.request("GET", &unseen, None);
+    assert_eq!(status, 503, "{text}");
+    assert!(head.contains("retry-after: 1"), "{head}");
+    for server in [&one, &two] {
+        let (status, health) = server.get("/healthz");
+        assert_eq!(status, 200, "{health}");
+        assert_eq!(health["store"], "unreachable", "{health}");
+        assert!(
+            health["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("postgresql")),
+            "{health}"
+        );
+    }
     cluster.restart();
+    // Service resumes by itself: the pool reconnects.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while one.get("/healthz").1["store"] != "ok" {
+        assert!(
+            Instant::now() < deadline,
+            "the store stays unreachable after the restart"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let (status, state) = two.post(&path, json!({"move": "F6", "number": 5}));
     assert_eq!(status, 200, "{state}");
     assert_eq!(moves(&state).len(), 6);
     assert_eq!(moves(&state)[..4], moves(&on_one)[..]);
     let (status, _, _) = one.request("POST", "/api/games", Some(&game_body()));
     assert_eq!(status, 201);
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_move_sent_to_two_servers_at_once_gets_one_ai_reply_computed_once() {
+    let dir = TempDir::new("lease");
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let servers = [
+        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
+        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
+    ];
+    let game = servers[0].open(json!({"client": "p", "size": 9, "level": "mcts", "color": "B"}));
+    let path = format!("/api/games/{}/moves", key_of(&game));
+    for (number, mv) in [(1, "E5"), (3, "C3")] {
+        let body = json!({"move": mv, "number": number}).to_string();
+        let answers: Vec<(u16, String, String)> = std::thread::scope(|scope| {
+            let sent: Vec<_> = servers
+                .iter()
+                .map(|server| scope.spawn(|| server.request("POST", &path, Some(&body))))
+                .collect();
+            sent.into_iter().map(|s| s.join().unwrap()).collect()
+        });
+        let states: Vec<Value> = answers
+            .iter()
+            .map(|(status, _, text)| {
+                assert_eq!(*status, 200, "{text}");
+                serde_json::from_str(text).unwrap()
+            })
+            .collect();
+        assert_eq!(states[0]["reply"], states[1]["reply"], "{states:?}");
+        assert_eq!(moves(&states[0]), moves(&states[1]));
+        assert_eq!(moves(&states[0]).len(), number + 1);
+        let computed: Vec<String> = servers
+            .iter()
+            .flat_map(|s| s.log.lock().unwrap().clone())
+            .filter(|line| line.contains(&format!("the AI's move {} at mcts", number + 1)))
+            .collect();
+        assert_eq!(computed.len(), 1, "{computed:?}");
+    }
 }
 
 fn game_body() -> String {
@@ -1122,6 +1214,10 @@ fn the_page_and_the_levels_are_served() {
     for level in ["easy", "medium", "mcts", "hard"] {
         assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
     }
+    assert_eq!(
+        server.get("/healthz"),
+        (200, json!({"serving": true, "store": "ok"}))
+    );
 }
 
 /// The moves that fill a 9x9 board with one living group of `owner`'s, every point but five

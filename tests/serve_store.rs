@@ -162,10 +162,36 @@ fn keeps_games(store: &dyn Store) {
     assert_eq!(store.load_all().unwrap(), [ended]);
 }
 
+/// The AI's lease on a move: one holder at a time while it lasts, the holder again, a lease
+/// on another move, one taken over once expired, and gone with its game.
+fn leases(store: &dyn Store) {
+    let long = std::time::Duration::from_secs(60);
+    store.create(&game("l", &["E5"])).unwrap();
+    assert!(store.lease("l", 2, "one", long).unwrap());
+    assert!(!store.lease("l", 2, "two", long).unwrap());
+    assert!(store.lease("l", 2, "one", long).unwrap());
+    assert!(store.lease("l", 4, "two", long).unwrap());
+    assert!(!store.lease("l", 4, "one", long).unwrap());
+    assert!(
+        store
+            .lease("l", 6, "one", std::time::Duration::ZERO)
+            .unwrap()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(store.lease("l", 6, "two", long).unwrap());
+    store.delete("l").unwrap();
+    assert_eq!(
+        store.lease("l", 6, "one", long).unwrap_err().kind,
+        StoreErrorKind::Missing
+    );
+}
+
 #[test]
 fn the_sqlite_store_keeps_games() {
     let dir = TempDir::new("sqlite");
-    keeps_games(&SqliteStore::open(&dir.0.join("games.sqlite")).unwrap());
+    let store = SqliteStore::open(&dir.0.join("games.sqlite")).unwrap();
+    keeps_games(&store);
+    leases(&store);
 }
 
 fn settings() -> PgSettings {
@@ -191,6 +217,7 @@ fn the_postgres_store_keeps_games() {
     let store = pg_store(&cluster.database("games"));
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     keeps_games(&store);
+    leases(&store);
     // A wrong password is an error, not a panic.
     let refused = PgStore::open(&cluster.url("games"), Some("wrong".into()), &settings())
         .err()

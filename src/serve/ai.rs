@@ -241,7 +241,13 @@ impl Ai {
     }
 
     /// Whether `level` answers on the request's thread, without a worker.
-    fn is_quick(&self, level: &str) -> bool {
+    /// The longest the AI takes over one move (`--move-time`).
+    pub fn move_time(&self) -> Duration {
+        self.move_time
+    }
+
+    /// Whether `level` answers at once, off the worker pool (`random`, `heuristic`).
+    pub fn is_quick(&self, level: &str) -> bool {
         if self.config.levels.contains_key(level) {
             self.quick.contains(level)
         } else {

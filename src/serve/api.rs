@@ -33,8 +33,8 @@ pub struct ApiError {
     body: serde_json::Map<String, Value>,
     /// Sent as `Retry-After` (whole seconds, rounded up).
     retry_after: Option<Duration>,
-    /// The store refused a write because another request had stored it first: the game
-    /// held here is stale.
+    /// The game held here may be stale: the store refused a write because another request
+    /// had stored first, or a move was illegal in it.
     stale: bool,
 }
 
@@ -313,6 +313,8 @@ pub struct Server {
     max_games_per_client: usize,
     requests: RateLimit,
     idle_timeout: Duration,
+    /// This process's name in the AI's leases (random).
+    holder: String,
 }
 
 impl Server {
@@ -332,6 +334,62 @@ impl Server {
             max_games_per_client,
             requests,
             idle_timeout,
+            holder: new_key(),
+        }
+    }
+
+    /// How long a lease on an AI move lasts: past `--move-time` by [`LEASE_MARGIN`].
+    fn lease_ttl(&self) -> Duration {
+        self.ai.move_time() + LEASE_MARGIN
+    }
+
+    /// Takes the lease on computing the AI's next move in `slot`'s game, so that a reply is
+    /// computed once across servers: while another server's lease is live, waits (at most
+    /// two leases' time) for the reply it stores, and returns it (`slot` reloaded with it);
+    /// takes the lease over once it has expired. None when this server is to compute the
+    /// reply. The quick levels take no lease: their reply costs less, and the store keeps one.
+    async fn claim_ai_move(
+        &self,
+        entry: &Entry,
+        slot: &mut Slot,
+    ) -> Result<Option<String>, ApiError> {
+        if self.ai.is_quick(&slot.game.level) {
+            return Ok(None);
+        }
+        let number = slot.game.next_number();
+        let ttl = self.lease_ttl();
+        let deadline = Instant::now() + 2 * ttl;
+        loop {
+            let (key, holder) = (entry.key.clone(), self.holder.clone());
+            if self
+                .blocking_store(move |s| s.lease(&key, number, &holder, ttl))
+                .await?
+            {
+                return Ok(None);
+            }
+            if Instant::now() > deadline {
+                let mut error = ApiError::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "another server is still computing the AI's reply: try again",
+                );
+                error.retry_after = Some(STORE_RETRY_AFTER);
+                return Err(error);
+            }
+            tokio::time::sleep(LEASE_POLL).await;
+            self.reload(entry, slot).await?;
+            let game = &slot.game;
+            if game.next_number() == number && game.ai_to_move() {
+                continue;
+            }
+            return match game.game.moves().get(number - 1) {
+                Some(&(color, reply)) if color != game.human => {
+                    Ok(Some(move_text(reply, game.game.size())))
+                }
+                None if game.ai_resigned() => Ok(Some("resign".to_string())),
+                _ => Err(ApiError::store(StoreError::taken(
+                    "the game changed while another server computed the AI's move",
+                ))),
+            };
         }
     }
 
@@ -515,8 +573,17 @@ impl Server {
         slot: &mut Slot,
         received: Instant,
     ) -> Result<String, ApiError> {
+        if let Some(stored) = self.claim_ai_move(entry, slot).await? {
+            return Ok(stored);
+        }
         let game = &mut slot.game;
         let color = game.game.to_move();
+        log::info!(
+            "game {}: the AI's move {} at {}",
+            game.key,
+            game.next_number(),
+            game.level
+        );
         let reply = self
             .ai
             .genmove(&game.game, &game.level, slot.player, received)
@@ -584,6 +651,35 @@ fn key_of(path: GameKey) -> Result<String, ApiError> {
 /// `GET /api/levels`: the levels a game may be played at, and the default.
 pub async fn levels(State(server): Shared) -> Response {
     Json(json!({"levels": server.levels, "default": server.ai.default_level()})).into_response()
+}
+
+/// How much longer than `--move-time` a lease on computing an AI move lasts (the reply's
+/// scoring and storing, a busy machine).
+const LEASE_MARGIN: Duration = Duration::from_secs(5);
+
+/// How often a server waiting on another's lease looks for the stored reply.
+const LEASE_POLL: Duration = Duration::from_millis(100);
+
+/// The longest `GET /healthz` waits for the store's answer.
+const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// `GET /healthz`: `200` while the process serves, whatever the store's state, so that a
+/// database outage does not take every server out of a balancer's pool at once; the body
+/// says whether the store answers (`"store": "ok"`, or `"unreachable"` with `error`).
+pub async fn healthz(State(server): Shared) -> Response {
+    let store = Arc::clone(&server.store);
+    let probe = tokio::task::spawn_blocking(move || store.ping());
+    let error = match tokio::time::timeout(HEALTH_TIMEOUT, probe).await {
+        Ok(Ok(Ok(()))) => None,
+        Ok(Ok(Err(e))) => Some(e.message),
+        Ok(Err(e)) => Some(e.to_string()),
+        Err(_) => Some(format!("no answer within {} s", HEALTH_TIMEOUT.as_secs())),
+    };
+    let body = match error {
+        None => json!({"serving": true, "store": "ok"}),
+        Some(error) => json!({"serving": true, "store": "unreachable", "error": error}),
+    };
+    ([(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
 }
 
 /// `POST /api/games`: a new game, or a lost one restored from its moves; with a
@@ -824,11 +920,15 @@ async fn play_in(
             crate::game::IllegalMove::Superko => "superko",
             crate::game::IllegalMove::Suicide => "suicide",
         };
-        return Err(ApiError::from(Refusal::illegal(
+        let mut illegal = ApiError::from(Refusal::illegal(
             "move",
             format!("{} is illegal: {e}", move_text(mv, size)),
         ))
-        .with("reason", reason));
+        .with("reason", reason);
+        // Illegal perhaps only in a copy that another server's moves left behind: checked
+        // again once on the store's.
+        illegal.stale = true;
+        return Err(illegal);
     }
     if game.needs_scoring() {
         game.ending = Some(server.ai.score(&game.game).await);

@@ -170,6 +170,7 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
 pub fn router(server: Arc<Server>) -> Router {
     Router::new()
         .route("/", get(page))
+        .route("/healthz", get(api::healthz))
         .route("/api/levels", get(api::levels))
         .route("/api/games", post(api::create))
         .route("/api/games/{key}", get(api::state).delete(api::delete))

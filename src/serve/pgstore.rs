@@ -28,7 +28,12 @@ use super::store::{
 const MIGRATIONS: [&str; SCHEMA_VERSION] = [
     include_str!("migrations/postgres/0001_games.sql"),
     include_str!("migrations/postgres/0002_retries.sql"),
+    include_str!("migrations/postgres/0003_ai_leases.sql"),
 ];
+
+/// The longest [`Store::ping`] waits for a connection: a health check answers well within
+/// a balancer's check timeout, even while the database is down.
+const PING_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
@@ -463,6 +468,33 @@ fn set_ending(
 }
 
 impl Store for PgStore {
+    fn lease(
+        &self,
+        key: &str,
+        number: usize,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
+        let rows = self.conn()?.execute(
+            "INSERT INTO ai_leases (key, number, holder, expires)
+             VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond')
+             ON CONFLICT (key) DO UPDATE SET number = excluded.number,
+                 holder = excluded.holder, expires = excluded.expires
+             WHERE ai_leases.expires < now() OR ai_leases.number <> excluded.number
+                 OR ai_leases.holder = excluded.holder",
+            &[&key, &int(number)?, &holder, &(millis as f64)],
+        )?;
+        Ok(rows == 1)
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        self.pool
+            .get_timeout(PING_TIMEOUT)?
+            .simple_query("SELECT 1")?;
+        Ok(())
+    }
+
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.select("", &[])
     }

@@ -11,7 +11,9 @@
 
 use std::fmt;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior, params};
 
@@ -185,6 +187,18 @@ pub trait Store: Send + Sync {
     /// Removes the games last active before `before` but those in `keep` (used since, but
     /// only read); their keys.
     fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError>;
+    /// Whether the store answers: one trivial query.
+    fn ping(&self) -> Result<(), StoreError>;
+    /// Claims for `holder` the computing of the AI's move `number` in game `key`, for `ttl`
+    /// by the store's clock: true when `holder` has it (no lease, an expired one, one for
+    /// another move, or its own), false while another holder's lease for that move is live.
+    fn lease(
+        &self,
+        key: &str,
+        number: usize,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError>;
 }
 
 /// The refusal of a client's game past `max_open` unfinished ones.
@@ -197,11 +211,21 @@ pub fn over_limit(client: &str, max_open: usize) -> StoreError {
     }
 }
 
+/// Takes a lease ([`Store::lease`]): `?1` key, `?2` number, `?3` holder, `?4` seconds; one
+/// row changed when granted. SQLite's clock in seconds since 1970 is `julianday` rebased.
+const LEASE_SQLITE: &str = "INSERT INTO ai_leases (key, number, holder, expires)
+     VALUES (?1, ?2, ?3, (julianday('now') - 2440587.5) * 86400.0 + ?4)
+     ON CONFLICT (key) DO UPDATE SET number = excluded.number, holder = excluded.holder,
+         expires = excluded.expires
+     WHERE ai_leases.expires < (julianday('now') - 2440587.5) * 86400.0
+         OR ai_leases.number <> excluded.number OR ai_leases.holder = excluded.holder";
+
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
 /// to `n`.
-const SQLITE_MIGRATIONS: [&str; 2] = [
+const SQLITE_MIGRATIONS: [&str; 3] = [
     include_str!("migrations/sqlite/0001_games.sql"),
     include_str!("migrations/sqlite/0002_retries.sql"),
+    include_str!("migrations/sqlite/0003_ai_leases.sql"),
 ];
 
 /// The schema version this build writes (both stores have the same versions).
@@ -449,6 +473,32 @@ fn set_ending(
 }
 
 impl Store for SqliteStore {
+    fn lease(
+        &self,
+        key: &str,
+        number: usize,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        let (key, holder) = (key.to_string(), holder.to_string());
+        let taken = Arc::new(AtomicBool::new(false));
+        let granted = Arc::clone(&taken);
+        self.write(move |tx| {
+            let rows = tx.execute(
+                LEASE_SQLITE,
+                params![key, number as i64, holder, ttl.as_secs_f64()],
+            )?;
+            granted.store(rows == 1, Ordering::Relaxed);
+            Ok(())
+        })?;
+        Ok(taken.load(Ordering::Relaxed))
+    }
+
+    fn ping(&self) -> Result<(), StoreError> {
+        self.conn().query_row("SELECT 1", [], |_| Ok(()))?;
+        Ok(())
+    }
+
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
         self.select("", [])
     }
