@@ -20,7 +20,8 @@ use r2d2_postgres::PostgresConnectionManager;
 use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
-    Ending, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind, StoredGame, over_limit,
+    Ending, GAME_COLUMNS, GameRow, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind,
+    StoredGame, over_limit,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -45,9 +46,6 @@ const EXPIRY_LOCK: i64 = 0x6578_7069_7265;
 
 /// The longest a migration (or the wait for another server's) may take.
 const MIGRATION_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The columns of `games` that [`game_from_row`] reads, in its order.
-const GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from";
 
 /// How the pool and its connections behave.
 #[derive(Clone, Debug)]
@@ -369,29 +367,23 @@ fn migrate(conn: &mut Client) -> Result<usize, StoreError> {
     Ok(version)
 }
 
-/// A row of [`GAME_COLUMNS`] as a game without its moves.
+/// A PostgreSQL row of [`GAME_COLUMNS`] as a game without its moves.
 fn game_from_row(row: &postgres::Row) -> Result<StoredGame, StoreError> {
-    let color: String = row.try_get(4)?;
-    let result: Option<String> = row.try_get(7)?;
-    let dead: String = row.try_get(8)?;
-    let undone_from: Option<i32> = row.try_get(11)?;
-    Ok(StoredGame {
+    let row = GameRow {
         key: row.try_get(0)?,
         client: row.try_get(1)?,
-        size: usize::try_from(row.try_get::<_, i32>(2)?).unwrap_or(0),
+        size: i64::from(row.try_get::<_, i32>(2)?),
         level: row.try_get(3)?,
-        color: color.chars().next().unwrap_or('B'),
+        color: row.try_get(4)?,
         komi: row.try_get(5)?,
-        handicap: usize::try_from(row.try_get::<_, i32>(6)?).unwrap_or(usize::MAX),
-        moves: Vec::new(),
-        ending: result.map(|result| Ending {
-            result,
-            dead: dead.split_whitespace().map(str::to_string).collect(),
-        }),
-        last_active: u64::try_from(row.try_get::<_, i64>(9)?).unwrap_or(0),
+        handicap: i64::from(row.try_get::<_, i32>(6)?),
+        result: row.try_get(7)?,
+        dead: row.try_get(8)?,
+        last_active: row.try_get(9)?,
         request_id: row.try_get(10)?,
-        undone_from: undone_from.and_then(|n| usize::try_from(n).ok()),
-    })
+        undone_from: row.try_get::<_, Option<i32>>(11)?.map(i64::from),
+    };
+    Ok(row.into_game())
 }
 
 /// A number as the schema's `INTEGER`.

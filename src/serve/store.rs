@@ -249,8 +249,47 @@ type Write = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
 /// Where the group's committer leaves a write's result.
 type Outcome = Mutex<Option<Result<(), StoreError>>>;
 
-/// The columns of `games` that [`sqlite_game`] reads, in its order.
-const SQLITE_GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from";
+/// The columns of `games` that [`GameRow`] holds, in its order (both stores).
+pub(super) const GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from";
+
+/// A row of [`GAME_COLUMNS`] as either store reads it (its integers widened to 64 bits).
+pub(super) struct GameRow {
+    pub key: String,
+    pub client: String,
+    pub size: i64,
+    pub level: String,
+    pub color: String,
+    pub komi: f64,
+    pub handicap: i64,
+    pub result: Option<String>,
+    pub dead: String,
+    pub last_active: i64,
+    pub request_id: Option<String>,
+    pub undone_from: Option<i64>,
+}
+
+impl GameRow {
+    /// The game the row describes, without its moves.
+    pub(super) fn into_game(self) -> StoredGame {
+        StoredGame {
+            key: self.key,
+            client: self.client,
+            size: usize::try_from(self.size).unwrap_or(0),
+            level: self.level,
+            color: self.color.chars().next().unwrap_or('B'),
+            komi: self.komi,
+            handicap: usize::try_from(self.handicap).unwrap_or(usize::MAX),
+            moves: Vec::new(),
+            ending: self.result.map(|result| Ending {
+                result,
+                dead: self.dead.split_whitespace().map(str::to_string).collect(),
+            }),
+            last_active: u64::try_from(self.last_active).unwrap_or(0),
+            request_id: self.request_id,
+            undone_from: self.undone_from.and_then(|n| usize::try_from(n).ok()),
+        }
+    }
+}
 
 /// Brings the schema of `conn`'s database to [`SCHEMA_VERSION`], in one transaction that
 /// holds SQLite's write lock from its start, so that of several processes opening the file
@@ -352,7 +391,7 @@ impl SqliteStore {
     ) -> Result<Vec<StoredGame>, StoreError> {
         let conn = self.conn();
         let mut games = conn.prepare(&format!(
-            "SELECT {SQLITE_GAME_COLUMNS} FROM games {filter} ORDER BY created, key"
+            "SELECT {GAME_COLUMNS} FROM games {filter} ORDER BY created, key"
         ))?;
         let mut moves =
             conn.prepare_cached("SELECT move FROM moves WHERE key = ?1 ORDER BY number")?;
@@ -369,29 +408,23 @@ impl SqliteStore {
     }
 }
 
-/// A row of [`SQLITE_GAME_COLUMNS`] as a game without its moves.
+/// A SQLite row of [`GAME_COLUMNS`] as a game without its moves.
 fn sqlite_game(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
-    let color: String = r.get(4)?;
-    let result: Option<String> = r.get(7)?;
-    let dead: String = r.get(8)?;
-    let undone_from: Option<i64> = r.get(11)?;
-    Ok(StoredGame {
+    let row = GameRow {
         key: r.get(0)?,
         client: r.get(1)?,
-        size: usize::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
+        size: r.get(2)?,
         level: r.get(3)?,
-        color: color.chars().next().unwrap_or('B'),
+        color: r.get(4)?,
         komi: r.get(5)?,
-        handicap: usize::try_from(r.get::<_, i64>(6)?).unwrap_or(usize::MAX),
-        moves: Vec::new(),
-        ending: result.map(|result| Ending {
-            result,
-            dead: dead.split_whitespace().map(str::to_string).collect(),
-        }),
-        last_active: u64::try_from(r.get::<_, i64>(9)?).unwrap_or(0),
+        handicap: r.get(6)?,
+        result: r.get(7)?,
+        dead: r.get(8)?,
+        last_active: r.get(9)?,
         request_id: r.get(10)?,
-        undone_from: undone_from.and_then(|n| usize::try_from(n).ok()),
-    })
+        undone_from: r.get(11)?,
+    };
+    Ok(row.into_game())
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
