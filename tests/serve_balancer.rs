@@ -6,257 +6,16 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::balancer::{Haproxy, Resent, Server, call};
+use common::free_port;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 use tengen::board::{Color, Move};
 use tengen::game::{Game, Rules};
 use tengen::player::sensible_moves;
-
-/// A free loopback port (bound, then released).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A `tengen serve` on a fixed port (so that it comes back where HAProxy looks for it).
-struct Server {
-    child: Child,
-}
-
-impl Server {
-    /// Starts a server on `port`, up to ten times while it stops at once (the port, freed
-    /// by a killed server, may be held a moment by a connection that took it as its own, as a
-    /// supervisor such as systemd retries).
-    fn start(port: u16, store: &str) -> Server {
-        let mut tries = 0;
-        loop {
-            match Server::try_start(port, store) {
-                Ok(server) => return server,
-                Err(said) if tries < 10 => {
-                    eprintln!("tengen serve on port {port} stopped ({said:?}); again");
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                Err(said) => panic!("tengen serve on port {port} stopped: {said:?}"),
-            }
-        }
-    }
-
-    /// Starts a server on `port`; what it said if it stopped before listening.
-    fn try_start(port: u16, store: &str) -> Result<Server, Vec<String>> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args([
-                "serve",
-                "--bind",
-                &format!("127.0.0.1:{port}"),
-                "--store",
-                store,
-            ])
-            .env("PGPASSWORD", common::pg::PASSWORD)
-            .current_dir(std::env::temp_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start tengen serve");
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut said = Vec::new();
-            for line in stderr.lines().map_while(Result::ok) {
-                if line.contains("listening on http://") {
-                    let _ = tx.send(Ok(()));
-                }
-                said.push(line);
-            }
-            let _ = tx.send(Err(said));
-        });
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(Ok(())) => Ok(Server { child }),
-            Ok(Err(said)) => Err(said),
-            Err(e) => panic!("tengen serve on port {port} does not listen: {e}"),
-        }
-    }
-
-    /// `kill -9`.
-    fn kill(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// HAProxy in the foreground, stopped when dropped.
-struct Haproxy {
-    child: Child,
-    /// Its log so far: one line per request (httplog).
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Haproxy {
-    /// The log lines of requests that server `name` answered and that contain `text`.
-    fn served(&self, name: &str, text: &str) -> usize {
-        let server = format!("tengen/{name} ");
-        let log = self.log.lock().unwrap();
-        log.iter()
-            .filter(|l| l.contains(&server) && l.contains(text))
-            .count()
-    }
-
-    /// The retries it made: the `retries` field of each request's line (`+N` when it was
-    /// sent to another server).
-    fn retries(&self) -> usize {
-        let log = self.log.lock().unwrap();
-        log.iter()
-            .filter_map(|line| {
-                // ... TR/Tw/Tc/Tr/Ta ... actconn/feconn/beconn/srv_conn/retries ...
-                let field = line
-                    .split_whitespace()
-                    .filter(|w| w.matches('/').count() == 4 && !w.contains(':'))
-                    .nth(1)?;
-                field
-                    .rsplit('/')
-                    .next()?
-                    .trim_start_matches('+')
-                    .parse::<usize>()
-                    .ok()
-            })
-            .sum()
-    }
-}
-
-impl Drop for Haproxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// deploy/haproxy.cfg listening on `port` and balancing over `servers`: its example servers
-/// replaced, and without the `user`/`group` switch (the test runs as whoever it is).
-fn haproxy_config(port: u16, servers: &[u16]) -> String {
-    let template =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/haproxy.cfg"))
-            .unwrap();
-    let mut out = String::new();
-    for line in template.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.first().copied() {
-            Some("user" | "group") => continue,
-            Some("server") => continue,
-            Some("bind") => out.push_str(&format!("    bind 127.0.0.1:{port}\n")),
-            _ => {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    assert!(out.contains("balance hash path,field(4,/)"), "{out}");
-    for (n, server) in servers.iter().enumerate() {
-        out.push_str(&format!("    server tengen{n} 127.0.0.1:{server} check\n"));
-    }
-    out
-}
-
-/// The path of HAProxy, as build.rs found it.
-fn haproxy_path() -> &'static str {
-    match option_env!("TENGEN_TEST_HAPROXY") {
-        Some(path) => path,
-        None => panic!("HAProxy is required (TENGEN_REQUIRE_EXTERNAL=1) but is not installed"),
-    }
-}
-
-fn start_haproxy(config: &std::path::Path, port: u16) -> Haproxy {
-    let mut child = Command::new(haproxy_path())
-        .arg("-f")
-        .arg(config)
-        .arg("-db")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start haproxy");
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let lines = Arc::clone(&log);
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            lines.lock().unwrap().push(line);
-        }
-    });
-    let haproxy = Haproxy { child, log };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "haproxy does not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    haproxy
-}
-
-/// One request on a fresh connection: the status and the body; none if no answer came.
-fn try_request(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .ok()?;
-    // One write: a request split in two waits for a delayed ACK (40 ms).
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: tengen\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).ok()?;
-    let (head, rest) = raw.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, rest.to_string()))
-}
-
-/// Counts of what the clients met on the way.
-#[derive(Default, Debug)]
-struct Resent {
-    unanswered: usize,
-    balancer_errors: usize,
-}
-
-/// A request as a real client makes it: sent again (unchanged) while no answer comes or
-/// the answer is 502, 503 or 504, for up to 20 s; the final status and JSON body.
-fn call(port: u16, method: &str, path: &str, body: &Value, resent: &mut Resent) -> (u16, Value) {
-    let body = body.to_string();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        match try_request(port, method, path, &body) {
-            Some((status, text)) if ![502, 503, 504].contains(&status) => {
-                let value = serde_json::from_str(&text)
-                    .unwrap_or_else(|e| panic!("{method} {path}: {status} not JSON ({e}): {text}"));
-                return (status, value);
-            }
-            Some(_) => resent.balancer_errors += 1,
-            None => resent.unanswered += 1,
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{method} {path}: no answer for 20 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 fn vertex(mv: Move) -> String {
     match mv {
@@ -327,11 +86,9 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url)).collect();
+    let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url, &[])).collect();
     let front = free_port();
-    let config = std::env::temp_dir().join(format!("tengen-haproxy-{}.cfg", std::process::id()));
-    std::fs::write(&config, haproxy_config(front, &ports)).unwrap();
-    let haproxy = start_haproxy(&config, front);
+    let haproxy = Haproxy::start(front, &ports);
 
     let mut resent = Resent::default();
     let (status, health) = call(front, "GET", "/healthz", &Value::Null, &mut resent);
@@ -356,7 +113,7 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
         assert!(haproxy.served(&format!("tengen{busiest}"), "/moves") > 0);
         servers[busiest].kill();
         std::thread::sleep(Duration::from_secs(1));
-        servers[busiest] = Server::start(ports[busiest], &url);
+        servers[busiest] = Server::start(ports[busiest], &url, &[]);
         clients
             .into_iter()
             .map(|c| c.join().unwrap())
@@ -397,15 +154,14 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     assert!(
         retries > 0,
         "no retries in HAProxy's {} log lines",
-        haproxy.log.lock().unwrap().len()
+        haproxy.logged()
     );
     let moves: usize = games.iter().map(|((_, r), _)| r.len()).sum();
     let unanswered: usize = games.iter().map(|(_, r)| r.unanswered).sum();
-    let balancer_errors: usize = games.iter().map(|(_, r)| r.balancer_errors).sum();
+    let balancer_errors: usize = games.iter().map(|(_, r)| r.balancer_errors()).sum();
     eprintln!(
         "{} games, {moves} moves stored once each; HAProxy's retries: {retries}; the clients resent: {unanswered} unanswered, {balancer_errors} balancer errors; {:.1} s",
         games.len(),
         started.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_file(&config);
 }
