@@ -2,13 +2,14 @@
 //! deploy/haproxy.cfg with the test's addresses put in, whole 9x9 games at `easy` are played
 //! through it by clients that resend a request as a real client does (no answer, 502, 503,
 //! 504), one server is killed with `kill -9` mid-game and started again, and every game must
-//! end with every move the clients were told of stored exactly once, in order.
+//! end with every move the clients were told of stored exactly once, in order. And two
+//! servers on one PostgreSQL hold a client to one request rate between them.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
-use common::balancer::{Haproxy, Resent, Server, call};
+use common::balancer::{Haproxy, Resent, Server, call, try_request};
 use common::free_port;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -163,5 +164,74 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
         "{} games, {moves} moves stored once each; HAProxy's retries: {retries}; the clients resent: {unanswered} unanswered, {balancer_errors} balancer errors; {:.1} s",
         games.len(),
         started.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_clients_request_rate_holds_across_two_servers_sharing_the_database() {
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let rate = 5;
+    let ports = [free_port(), free_port()];
+    let _servers: Vec<Server> = ports
+        .iter()
+        .map(|&p| Server::start(p, &url, &["--requests-per-client", &rate.to_string()]))
+        .collect();
+    // One game of one client on each server.
+    let keys: Vec<String> = ports
+        .iter()
+        .map(|&port| {
+            let body =
+                json!({"client": "spread", "size": 9, "level": "easy", "color": "B"}).to_string();
+            let answer = try_request(port, "POST", "/api/games", &body).unwrap();
+            assert_eq!(answer.status, 201, "{}", answer.body);
+            let state: Value = serde_json::from_str(&answer.body).unwrap();
+            state["key"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // The seconds of the creations pass.
+    std::thread::sleep(Duration::from_millis(2100));
+    let mut admitted = 0;
+    let mut refused = [0; 2];
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_millis(2500) {
+        for (n, (&port, key)) in ports.iter().zip(&keys).enumerate() {
+            let answer = try_request(port, "GET", &format!("/api/games/{key}"), "").unwrap();
+            match answer.status {
+                200 => admitted += 1,
+                429 => {
+                    refused[n] += 1;
+                    let error: Value = serde_json::from_str(&answer.body).unwrap();
+                    assert_eq!(error["field"], "client", "{error}");
+                    let wait = error["retry_after_ms"].as_u64().unwrap();
+                    assert!((1..=1000).contains(&wait), "{error}");
+                    assert_eq!(answer.retry_after, Some(1));
+                }
+                status => panic!("{status}: {}", answer.body),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Two and a half seconds span at most four whole seconds of the database's clock, in which the
+    // client gets at most twice its rate in each two; each server counting alone would
+    // admit a burst and the rate each, some 50.
+    assert!(
+        (2 * rate..=4 * rate).contains(&admitted),
+        "{admitted} admitted, {refused:?} refused"
+    );
+    assert!(
+        refused.iter().all(|&n| n > 0),
+        "{admitted} admitted, {refused:?} refused"
+    );
+    // The database gone, the servers count in their memory: a game held answers, no 500.
+    cluster.stop();
+    let answer = try_request(ports[0], "GET", &format!("/api/games/{}", keys[0]), "").unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    eprintln!(
+        "two servers, one client at {rate}/s: {admitted} admitted in 2.5 s, {refused:?} refused"
     );
 }

@@ -65,7 +65,8 @@ impl ApiError {
     }
 
     /// The answer for a store that failed: 503 with `Retry-After` when it is unavailable
-    /// (nothing was changed), the resync 404 when the game is gone from it, and a 409 (the
+    /// (the call failed changed nothing; one before it in the request may have: the client's
+    /// move stored, the AI's reply not), the resync 404 when the game is gone from it, and a 409 (the
     /// game changed meanwhile) when another request stored first.
     fn store(e: StoreError) -> ApiError {
         match e.kind {
@@ -73,7 +74,7 @@ impl ApiError {
                 log::error!("store: {e}");
                 let mut error = ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "the game store failed; nothing was changed: try again",
+                    "the game store failed: send the same request again (a move already stored is not played twice)",
                 );
                 error.retry_after = Some(STORE_RETRY_AFTER);
                 error
@@ -393,11 +394,25 @@ impl Server {
         }
     }
 
-    /// Counts a request of `client` against its rate: a 429 when it is over.
-    fn admit(&self, client: &str) -> Result<(), ApiError> {
-        self.requests
-            .admit(client, Instant::now())
-            .map_err(|wait| ApiError::too_fast(client, self.requests.rate(), wait))
+    /// Counts a request of `client` against its rate, in the store when servers share it
+    /// (in this process while the store cannot count): a 429 when it is over.
+    async fn admit(&self, client: &str) -> Result<(), ApiError> {
+        let now = Instant::now();
+        let too_fast = |wait| ApiError::too_fast(client, self.requests.rate(), wait);
+        if self.requests.counts_in_store(now) {
+            let (store, name) = (Arc::clone(&self.store), client.to_string());
+            let most = self.requests.most_in_store();
+            let counted =
+                tokio::task::spawn_blocking(move || store.count_request(&name, most)).await;
+            match counted {
+                Ok(Ok(None)) => return Ok(()),
+                Ok(Ok(Some(wait))) => return Err(too_fast(wait)),
+                Ok(Err(e)) => log::warn!("store: requests counted here for a second: {e}"),
+                Err(e) => log::warn!("store: requests counted here for a second: {e}"),
+            }
+            self.requests.store_failed(now);
+        }
+        self.requests.admit(client, now).map_err(too_fast)
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
@@ -549,7 +564,7 @@ impl Server {
                 .ok_or_else(ApiError::unknown_game)?,
             None => return Err(ApiError::unknown_game()),
         };
-        self.admit(&entry.client)?;
+        self.admit(&entry.client).await?;
         entry.touch();
         Ok(entry)
     }
@@ -688,7 +703,7 @@ pub async fn create(State(server): Shared, body: Body) -> Reply {
     let request: NewGame = parse(body)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
     // Counted once the client's name is checked (1 to 128 bytes of printable text).
-    server.admit(&game.client)?;
+    server.admit(&game.client).await?;
     if let Some(created) = server.created_by(&game).await? {
         return Ok(created);
     }

@@ -30,11 +30,36 @@ const MIGRATIONS: [&str; SCHEMA_VERSION] = [
     include_str!("migrations/postgres/0001_games.sql"),
     include_str!("migrations/postgres/0002_retries.sql"),
     include_str!("migrations/postgres/0003_ai_leases.sql"),
+    include_str!("migrations/postgres/0004_request_counts.sql"),
 ];
 
 /// The longest [`Store::ping`] waits for a connection: a health check answers well within
 /// a balancer's check timeout, even while the database is down.
 const PING_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The longest [`Store::count_request`] waits for a connection: a request is not held up
+/// long by a count while the database is down (the server then counts in its memory).
+const COUNT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Counts a request ([`Store::count_request`]): `$1` client, `$2` the most requests in two
+/// seconds. The row of this second is added to, or made, only while it and the last
+/// second's row (read first) hold fewer than `$2`; the answer is whether it was, and the
+/// seconds until the next second.
+const COUNT_REQUEST: &str = "
+    WITH clock AS (
+        SELECT extract(epoch FROM now())::float8 AS at,
+               floor(extract(epoch FROM now()))::bigint AS second
+    ), before AS (
+        SELECT COALESCE((SELECT r.count FROM request_counts r, clock
+                         WHERE r.client = $1 AND r.second = clock.second - 1), 0) AS count
+    ), counted AS (
+        INSERT INTO request_counts AS r (client, second, count)
+        SELECT $1, clock.second, 1 FROM clock, before WHERE before.count < $2
+        ON CONFLICT (client, second) DO UPDATE SET count = r.count + 1
+            WHERE r.count + (SELECT count FROM before) < $2
+        RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM counted), (SELECT 1.0 - (at - second) FROM clock)";
 
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
@@ -480,6 +505,17 @@ impl Store for PgStore {
         Ok(rows == 1)
     }
 
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+        let most = i32::try_from(most).unwrap_or(i32::MAX);
+        let row = self
+            .pool
+            .get_timeout(COUNT_TIMEOUT)?
+            .query_one(COUNT_REQUEST, &[&client, &most])?;
+        let admitted: bool = row.try_get(0)?;
+        let wait: f64 = row.try_get(1)?;
+        Ok((!admitted).then(|| Duration::from_secs_f64(wait.clamp(0.001, 1.0))))
+    }
+
     fn ping(&self) -> Result<(), StoreError> {
         self.pool
             .get_timeout(PING_TIMEOUT)?
@@ -631,6 +667,11 @@ impl Store for PgStore {
             .iter()
             .map(|row| row.try_get(0).map_err(StoreError::from))
             .collect::<Result<Vec<String>, _>>()?;
+        // The request counts of the seconds that no longer count.
+        tx.execute(
+            "DELETE FROM request_counts WHERE second < floor(extract(epoch FROM now())) - 1",
+            &[],
+        )?;
         tx.commit()?;
         Ok(keys)
     }

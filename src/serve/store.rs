@@ -199,6 +199,15 @@ pub trait Store: Send + Sync {
         holder: &str,
         ttl: Duration,
     ) -> Result<bool, StoreError>;
+    /// Counts a request of `client` toward the request rate that the servers sharing the
+    /// store hold together: admitted (`None`) while the client's requests admitted in this
+    /// second and the one before, by the store's clock, are fewer than `most`; else refused,
+    /// uncounted, with the wait until the next second. A store that one server has to itself
+    /// (SQLite) counts nothing and admits every request: that server counts in its memory.
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+        let _ = (client, most);
+        Ok(None)
+    }
 }
 
 /// The refusal of a client's game past `max_open` unfinished ones.
@@ -222,10 +231,11 @@ const LEASE_SQLITE: &str = "INSERT INTO ai_leases (key, number, holder, expires)
 
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
 /// to `n`.
-const SQLITE_MIGRATIONS: [&str; 3] = [
+const SQLITE_MIGRATIONS: [&str; 4] = [
     include_str!("migrations/sqlite/0001_games.sql"),
     include_str!("migrations/sqlite/0002_retries.sql"),
     include_str!("migrations/sqlite/0003_ai_leases.sql"),
+    include_str!("migrations/sqlite/0004_request_counts.sql"),
 ];
 
 /// The schema version this build writes (both stores have the same versions).
