@@ -8,8 +8,14 @@
 //! checks the win-rate bar and the ownership squares against the server's analysis, and again
 //! at the end.
 //!
-//! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`);
-//! without them it is reported ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then it fails).
+//! The same game is played once more through HAProxy (deploy/haproxy.cfg) in front of two
+//! servers sharing one PostgreSQL, as a page served by several machines is.
+//!
+//! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`),
+//! and for the second test PostgreSQL and haproxy too; without them the tests are reported
+//! ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then they fail).
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -547,6 +553,68 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
     ignore = "chromium or chromedriver not found: apt-get install chromium chromium-driver"
 )]
 async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
+    let began = Instant::now();
+    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
+    serve
+        .args(["serve", "--bind", "127.0.0.1:0", "--store"])
+        .arg(dir.0.join("games.sqlite"))
+        .current_dir(&dir.0);
+    let (_server, address) = start(serve, "listening on http://", "tengen serve");
+    play_in_chromium(&dir.0, address).await;
+    eprintln!(
+        "browser test: {:.1} s in all",
+        began.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(chromium_tests, postgres_tests, haproxy_tests)),
+    ignore = "chromium, chromedriver, PostgreSQL's initdb and pg_ctl, or haproxy not found: apt-get install chromium chromium-driver postgresql haproxy"
+)]
+fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
+    let began = Instant::now();
+    let dir = TempDir(
+        std::env::temp_dir().join(format!("tengen-browser-balanced-{}", std::process::id())),
+    );
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let ports = [common::free_port(), common::free_port()];
+    let _servers: Vec<common::balancer::Server> = ports
+        .iter()
+        .map(|&port| common::balancer::Server::start(port, &url, &[]))
+        .collect();
+    let front = common::free_port();
+    let haproxy = common::balancer::Haproxy::start(front, &ports);
+    // The database's client blocks: the browser's runs in a runtime of its own.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(play_in_chromium(&dir.0, format!("127.0.0.1:{front}")));
+    // The page's requests went through HAProxy to both servers: the creation round-robin,
+    // the game's own requests to the server its key hashes to.
+    for n in 0..ports.len() {
+        assert!(
+            haproxy.served(&format!("tengen{n}"), "HTTP/1.1") > 0,
+            "server {n} answered nothing"
+        );
+    }
+    eprintln!(
+        "browser test through HAProxy: {} requests, {:.1} s in all",
+        haproxy.logged(),
+        began.elapsed().as_secs_f64()
+    );
+}
+
+/// Starts chromedriver and a headless chromium (its profile in `dir`), and plays the game
+/// on the page at `address`.
+async fn play_in_chromium(dir: &Path, address: String) {
     let (Some(chromium), Some(chromedriver)) = (
         option_env!("TENGEN_TEST_CHROMIUM"),
         option_env!("TENGEN_TEST_CHROMEDRIVER"),
@@ -556,20 +624,11 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
              apt-get install chromium chromium-driver"
         );
     };
-    let began = Instant::now();
-    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(dir.0.join("profile")).unwrap();
-
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
-    serve
-        .args(["serve", "--bind", "127.0.0.1:0", "--store"])
-        .arg(dir.0.join("games.sqlite"))
-        .current_dir(&dir.0);
-    let (_server, address) = start(serve, "listening on http://", "tengen serve");
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
 
     let mut driver = Command::new(chromedriver);
-    driver.arg("--port=0").current_dir(&dir.0);
+    driver.arg("--port=0").current_dir(dir);
     let (_driver, port) = start(driver, "started successfully on port ", "chromedriver");
     let port = port.trim_end_matches('.').to_string();
     assert!(
@@ -577,7 +636,6 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
         "chromedriver's port: {port}"
     );
 
-    let profile: &Path = &dir.0.join("profile");
     let capabilities = json!({
         "goog:chromeOptions": {
             "binary": chromium,
@@ -605,8 +663,5 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
         Ok(done) => done,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
-    eprintln!(
-        "browser test: {clicks} clicks, {result} with {dead} dead stones, {:.1} s in all",
-        began.elapsed().as_secs_f64()
-    );
+    eprintln!("browser test: {clicks} clicks, {result} with {dead} dead stones");
 }
