@@ -235,3 +235,124 @@ fn a_clients_request_rate_holds_across_two_servers_sharing_the_database() {
         "two servers, one client at {rate}/s: {admitted} admitted in 2.5 s, {refused:?} refused"
     );
 }
+
+/// A request straight to the server on `port`: its status and JSON body.
+fn ask(port: u16, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let answer = try_request(port, method, path, &body).unwrap();
+    let value = serde_json::from_str(&answer.body)
+        .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {}", answer.body));
+    (answer.status, value)
+}
+
+/// A new game of client `client` on the server on `port`, Black's first move played there
+/// (so that the server holds a copy); its key.
+fn game_with_a_move(port: u16, client: &str) -> String {
+    let create = json!({"client": client, "size": 9, "level": "easy", "color": "B"});
+    let (status, state) = ask(port, "POST", "/api/games", &create);
+    assert_eq!(status, 201, "{state}");
+    let key = state["key"].as_str().unwrap().to_string();
+    let (status, state) = ask(
+        port,
+        "POST",
+        &format!("/api/games/{key}/moves"),
+        &json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!((status, &state["number"]), (200, &json!(3)), "{state}");
+    key
+}
+
+/// A point of the 9x9 board that `state` shows empty.
+fn empty_point(state: &Value) -> String {
+    let moves = state["moves"].as_array().unwrap();
+    ["C3", "G7", "C7", "G3", "D4"]
+        .into_iter()
+        .find(|p| !moves.contains(&json!(p)))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_server_holding_a_copy_answers_as_the_store_says_after_another_ended_or_lost_the_game() {
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let ports = [free_port(), free_port()];
+    let _servers: Vec<Server> = ports
+        .iter()
+        .map(|&p| Server::start(p, &url, &["--idle-timeout", "4"]))
+        .collect();
+    let [held, other] = ports;
+    let mut db = cluster.client("games");
+    let result_in_store = |db: &mut postgres::Client, key: &str| -> Option<String> {
+        db.query_one("SELECT result FROM games WHERE key = $1", &[&key])
+            .unwrap()
+            .get(0)
+    };
+
+    // The client resigns on the other server; the next move sent to the server with the
+    // older copy is refused as the store says (the game is over), and leaves it over.
+    let key = game_with_a_move(held, "copies");
+    let (status, state) = ask(
+        other,
+        "POST",
+        &format!("/api/games/{key}/moves"),
+        &json!({"move": "resign", "number": 3}),
+    );
+    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+    let body = json!({"move": empty_point(&state), "number": 3});
+    let (status, refused) = ask(held, "POST", &format!("/api/games/{key}/moves"), &body);
+    assert_eq!(
+        (status, &refused["result"]),
+        (409, &json!("W+R")),
+        "{refused}"
+    );
+    assert_eq!(result_in_store(&mut db, &key).as_deref(), Some("W+R"));
+    let (status, state) = ask(held, "GET", &format!("/api/games/{key}"), &Value::Null);
+    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+
+    // Likewise an undo: a resignation is not taken back.
+    let key = game_with_a_move(held, "copies");
+    let (status, state) = ask(
+        other,
+        "POST",
+        &format!("/api/games/{key}/moves"),
+        &json!({"move": "resign", "number": 3}),
+    );
+    assert_eq!(status, 200, "{state}");
+    let (status, refused) = ask(
+        held,
+        "POST",
+        &format!("/api/games/{key}/undo"),
+        &json!({"number": 3}),
+    );
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(result_in_store(&mut db, &key).as_deref(), Some("W+R"));
+
+    // A game only read on one server, for longer than --idle-timeout: the reads keep it in
+    // the store, so the other server's expiry leaves it.
+    let key = game_with_a_move(held, "reader");
+    let path = format!("/api/games/{key}");
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(7) {
+        let (status, state) = ask(held, "GET", &path, &Value::Null);
+        assert_eq!(status, 200, "{state}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (status, state) = ask(other, "GET", &path, &Value::Null);
+    assert_eq!((status, &state["number"]), (200, &json!(3)), "{state}");
+    // Gone from the store (as if expired by another server): within a quarter of the idle
+    // timeout the server holding a copy says so too.
+    db.execute("DELETE FROM games WHERE key = $1", &[&key])
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    let (status, gone) = ask(held, "GET", &path, &Value::Null);
+    assert_eq!((status, &gone["resync"]), (404, &json!(true)), "{gone}");
+}

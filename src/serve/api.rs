@@ -226,6 +226,9 @@ pub struct Entry {
     /// Set when the game is deleted or expires; a search that ends after it stores nothing.
     closed: AtomicBool,
     last_active: AtomicU64,
+    /// When this server last wrote the game's last use to the store (seconds since 1970; 0:
+    /// not yet).
+    store_touched: AtomicU64,
     /// Held while the game is analysed (one analysis at a time), with the last analysis.
     analysis: tokio::sync::Mutex<Option<CachedAnalysis>>,
     /// Stops the analysis under way: set when the game changes.
@@ -255,6 +258,7 @@ impl Entry {
             slot: tokio::sync::Mutex::new(Slot { game, player: None }),
             closed: AtomicBool::new(false),
             last_active: AtomicU64::new(last_active),
+            store_touched: AtomicU64::new(0),
             analysis: tokio::sync::Mutex::new(None),
             analysis_stop: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
@@ -565,8 +569,33 @@ impl Server {
             None => return Err(ApiError::unknown_game()),
         };
         self.admit(&entry.client).await?;
+        self.keep_alive(&entry).await?;
         entry.touch();
         Ok(entry)
+    }
+
+    /// Notes in the store that `entry`'s game is in use here, at most every quarter of the
+    /// idle timeout, so that no server expires a game that is only read on another (reads
+    /// change nothing else in the store). A game the store no longer has (another server
+    /// expired or deleted it) is dropped here too: the resync 404. While the store is down,
+    /// the copy held answers.
+    async fn keep_alive(&self, entry: &Entry) -> Result<(), ApiError> {
+        let at = now();
+        let every = (self.idle_timeout.as_secs() / 4).max(1);
+        if at.saturating_sub(entry.store_touched.load(Ordering::Relaxed)) < every {
+            return Ok(());
+        }
+        let key = entry.key.clone();
+        let touched = self.blocking_store(move |s| s.touch(&key, at)).await;
+        entry.store_touched.store(at, Ordering::Relaxed);
+        match touched {
+            Err(e) if e.status == StatusCode::NOT_FOUND => {
+                entry.closed.store(true, Ordering::Relaxed);
+                self.games().remove(&entry.key);
+                Err(e)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Stores the moves from index `from` on (and the ending, if any) of `game`.
@@ -711,6 +740,7 @@ pub async fn create(State(server): Shared, body: Body) -> Reply {
         game.ending = Some(server.ai.score(&game.game).await);
     }
     let entry = Arc::new(Entry::new(game.clone(), now()));
+    entry.store_touched.store(now(), Ordering::Relaxed);
     server.games().insert(game.key.clone(), Arc::clone(&entry));
     // The store counts the client's unfinished games (on every server sharing it).
     let stored: StoredGame = game.to_stored(now());

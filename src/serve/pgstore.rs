@@ -21,7 +21,7 @@ use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
     Ending, GAME_COLUMNS, GameRow, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind,
-    StoredGame, over_limit,
+    StoredGame, ended, is_resignation, over_limit,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -417,15 +417,20 @@ fn int(n: usize) -> Result<i32, StoreError> {
 }
 
 /// Locks game `key`'s row until the transaction ends (so that one change of a game at a
-/// time is made, whichever server makes it), and fails with [`StoreErrorKind::Taken`]
-/// unless it has `count` moves, with [`StoreErrorKind::Missing`] if it is not there.
-fn lock_and_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
-    if tx
-        .query_opt("SELECT 1 FROM games WHERE key = $1 FOR UPDATE", &[&key])?
-        .is_none()
-    {
-        return Err(StoreError::missing(key));
+/// time is made, whichever server makes it); its result (none while unfinished), or
+/// [`StoreErrorKind::Missing`] if it is not there.
+fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<Option<String>, StoreError> {
+    match tx.query_opt(
+        "SELECT result FROM games WHERE key = $1 FOR UPDATE",
+        &[&key],
+    )? {
+        Some(row) => Ok(row.try_get(0)?),
+        None => Err(StoreError::missing(key)),
     }
+}
+
+/// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
+fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
     let held: i32 = tx
         .query_one(
             "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1",
@@ -599,7 +604,10 @@ impl Store for PgStore {
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        lock_and_count(&mut tx, key, moves.first.saturating_sub(1))?;
+        if let Some(result) = lock_game(&mut tx, key)? {
+            return Err(ended(key, &result));
+        }
+        check_count(&mut tx, key, moves.first.saturating_sub(1))?;
         insert_moves(&mut tx, key, moves.first, &moves.moves)?;
         set_ending(&mut tx, key, moves.ending.as_ref(), now)?;
         tx.commit()?;
@@ -615,7 +623,10 @@ impl Store for PgStore {
     ) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        lock_and_count(&mut tx, key, undone_from.saturating_sub(1))?;
+        if let Some(result) = lock_game(&mut tx, key)?.filter(|r| is_resignation(r)) {
+            return Err(ended(key, &result));
+        }
+        check_count(&mut tx, key, undone_from.saturating_sub(1))?;
         tx.execute(
             "DELETE FROM moves WHERE key = $1 AND number > $2",
             &[&key, &int(len)?],
@@ -631,15 +642,24 @@ impl Store for PgStore {
 
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
-        set_ending(&mut *conn, key, Some(ending), now)
+        let mut tx = conn.transaction()?;
+        if let Some(result) = lock_game(&mut tx, key)? {
+            return Err(ended(key, &result));
+        }
+        set_ending(&mut tx, key, Some(ending), now)?;
+        tx.commit()?;
+        Ok(())
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
-        conn.execute(
+        let changed = conn.execute(
             "UPDATE games SET last_active = $2 WHERE key = $1",
             &[&key, &(now as i64)],
         )?;
+        if changed == 0 {
+            return Err(StoreError::missing(key));
+        }
         Ok(())
     }
 
