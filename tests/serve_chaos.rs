@@ -65,9 +65,9 @@ fn vertex(mv: Move) -> String {
 
 /// The level of client `n`.
 fn level(n: usize) -> &'static str {
-    if n % MCTS_EVERY == 0 {
+    if n.is_multiple_of(MCTS_EVERY) {
         "mcts"
-    } else if n % 2 == 0 {
+    } else if n.is_multiple_of(2) {
         "easy"
     } else {
         "medium"
