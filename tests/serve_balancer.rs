@@ -167,29 +167,47 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     );
 }
 
+/// Two servers started with `args` on one new PostgreSQL: the cluster, their ports, and
+/// the servers (bound last, so dropped first).
+fn two_servers(args: &[&str]) -> (common::pg::Cluster, [u16; 2], Vec<Server>) {
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let ports = [free_port(), free_port()];
+    let servers = ports
+        .iter()
+        .map(|&port| Server::start(port, &url, args))
+        .collect();
+    (cluster, ports, servers)
+}
+
+/// A request straight to the server on `port`: its status and JSON body.
+fn ask(port: u16, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let answer = try_request(port, method, path, &body).unwrap();
+    let value = serde_json::from_str(&answer.body)
+        .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {}", answer.body));
+    (answer.status, value)
+}
+
 #[test]
 #[cfg_attr(
     not(postgres_tests),
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn a_clients_request_rate_holds_across_two_servers_sharing_the_database() {
-    let cluster = common::pg::Cluster::start();
-    let url = cluster.database("games");
     let rate = 5;
-    let ports = [free_port(), free_port()];
-    let _servers: Vec<Server> = ports
-        .iter()
-        .map(|&p| Server::start(p, &url, &["--requests-per-client", &rate.to_string()]))
-        .collect();
+    let (cluster, ports, _servers) = two_servers(&["--requests-per-client", &rate.to_string()]);
     // One game of one client on each server.
     let keys: Vec<String> = ports
         .iter()
         .map(|&port| {
-            let body =
-                json!({"client": "spread", "size": 9, "level": "easy", "color": "B"}).to_string();
-            let answer = try_request(port, "POST", "/api/games", &body).unwrap();
-            assert_eq!(answer.status, 201, "{}", answer.body);
-            let state: Value = serde_json::from_str(&answer.body).unwrap();
+            let create = json!({"client": "spread", "size": 9, "level": "easy", "color": "B"});
+            let (status, state) = ask(port, "POST", "/api/games", &create);
+            assert_eq!(status, 201, "{state}");
             state["key"].as_str().unwrap().to_string()
         })
         .collect();
@@ -236,19 +254,6 @@ fn a_clients_request_rate_holds_across_two_servers_sharing_the_database() {
     );
 }
 
-/// A request straight to the server on `port`: its status and JSON body.
-fn ask(port: u16, method: &str, path: &str, body: &Value) -> (u16, Value) {
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let answer = try_request(port, method, path, &body).unwrap();
-    let value = serde_json::from_str(&answer.body)
-        .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {}", answer.body));
-    (answer.status, value)
-}
-
 /// A new game of client `client` on the server on `port`, Black's first move played there
 /// (so that the server holds a copy); its key.
 fn game_with_a_move(port: u16, client: &str) -> String {
@@ -264,6 +269,15 @@ fn game_with_a_move(port: u16, client: &str) -> String {
     );
     assert_eq!((status, &state["number"]), (200, &json!(3)), "{state}");
     key
+}
+
+/// Game `key` (Black to play move 3) resigned by the client on the server on `port`; the
+/// key and the state answered.
+fn resigned_on(port: u16, key: String) -> (String, Value) {
+    let resign = json!({"move": "resign", "number": 3});
+    let (status, state) = ask(port, "POST", &format!("/api/games/{key}/moves"), &resign);
+    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+    (key, state)
 }
 
 /// A point of the 9x9 board that `state` shows empty.
@@ -282,14 +296,7 @@ fn empty_point(state: &Value) -> String {
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn a_server_holding_a_copy_answers_as_the_store_says_after_another_ended_or_lost_the_game() {
-    let cluster = common::pg::Cluster::start();
-    let url = cluster.database("games");
-    let ports = [free_port(), free_port()];
-    let _servers: Vec<Server> = ports
-        .iter()
-        .map(|&p| Server::start(p, &url, &["--idle-timeout", "4"]))
-        .collect();
-    let [held, other] = ports;
+    let (cluster, [held, other], _servers) = two_servers(&["--idle-timeout", "4"]);
     let mut db = cluster.client("games");
     let result_in_store = |db: &mut postgres::Client, key: &str| -> Option<String> {
         db.query_one("SELECT result FROM games WHERE key = $1", &[&key])
@@ -299,14 +306,7 @@ fn a_server_holding_a_copy_answers_as_the_store_says_after_another_ended_or_lost
 
     // The client resigns on the other server; the next move sent to the server with the
     // older copy is refused as the store says (the game is over), and leaves it over.
-    let key = game_with_a_move(held, "copies");
-    let (status, state) = ask(
-        other,
-        "POST",
-        &format!("/api/games/{key}/moves"),
-        &json!({"move": "resign", "number": 3}),
-    );
-    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+    let (key, state) = resigned_on(other, game_with_a_move(held, "copies"));
     let body = json!({"move": empty_point(&state), "number": 3});
     let (status, refused) = ask(held, "POST", &format!("/api/games/{key}/moves"), &body);
     assert_eq!(
@@ -319,14 +319,7 @@ fn a_server_holding_a_copy_answers_as_the_store_says_after_another_ended_or_lost
     assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
 
     // Likewise an undo: a resignation is not taken back.
-    let key = game_with_a_move(held, "copies");
-    let (status, state) = ask(
-        other,
-        "POST",
-        &format!("/api/games/{key}/moves"),
-        &json!({"move": "resign", "number": 3}),
-    );
-    assert_eq!(status, 200, "{state}");
+    let (key, _) = resigned_on(other, game_with_a_move(held, "copies"));
     let (status, refused) = ask(
         held,
         "POST",
