@@ -9,7 +9,9 @@
 //! at the end.
 //!
 //! The same game is played once more through HAProxy (deploy/haproxy.cfg) in front of two
-//! servers sharing one PostgreSQL, as a page served by several machines is.
+//! servers sharing one PostgreSQL, as a page served by several machines is; at move 15 the
+//! server holding the game is killed with `kill -9` and started again, so that the page
+//! plays on through a server that loads the game from the database.
 //!
 //! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`),
 //! and for the second test PostgreSQL and haproxy too; without them the tests are reported
@@ -393,9 +395,16 @@ fn your_move(number: usize) -> String {
     format!("Your move (Black), move {number}")
 }
 
-/// The game, played in the browser; returns the number of clicks, the result and the number
-/// of dead stones.
-async fn play(client: Client, address: String) -> (usize, String, usize) {
+/// What happens to the servers before Black's move `number` of game `key`.
+type BetweenMoves = Box<dyn FnMut(usize, &str) + Send>;
+
+/// The game, played in the browser, with `between` called before each of Black's moves;
+/// returns the number of clicks, the result and the number of dead stones.
+async fn play(
+    client: Client,
+    address: String,
+    mut between: BetweenMoves,
+) -> (usize, String, usize) {
     client
         .goto(&format!("http://{address}/"))
         .await
@@ -450,6 +459,7 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
     let mut pick = 0usize;
     loop {
         let number = mirror.moves().len() + 1;
+        between(number, &key);
         if number == 11 && !undone {
             // Undo takes back Black's move 9 and the reply to it.
             undone = true;
@@ -563,7 +573,7 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
         .arg(dir.0.join("games.sqlite"))
         .current_dir(&dir.0);
     let (_server, address) = start(serve, "listening on http://", "tengen serve");
-    play_in_chromium(&dir.0, address).await;
+    play_in_chromium(&dir.0, address, Box::new(|_, _| {})).await;
     eprintln!(
         "browser test: {:.1} s in all",
         began.elapsed().as_secs_f64()
@@ -585,20 +595,40 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports = [common::free_port(), common::free_port()];
-    let _servers: Vec<common::balancer::Server> = ports
+    let mut servers: Vec<common::balancer::Server> = ports
         .iter()
         .map(|&port| common::balancer::Server::start(port, &url, &[]))
         .collect();
     let front = common::free_port();
-    let haproxy = common::balancer::Haproxy::start(front, &ports);
+    let haproxy = std::sync::Arc::new(common::balancer::Haproxy::start(front, &ports));
+    // At move 15 the server that the game's key hashes to is killed with `kill -9` and
+    // started again: the page's next requests go to a server without the game, which loads
+    // it from the database.
+    let log = std::sync::Arc::clone(&haproxy);
+    let mut killed = false;
+    let between: BetweenMoves = Box::new(move |number, key| {
+        if number < 15 || killed {
+            return;
+        }
+        killed = true;
+        let held = (0..servers.len())
+            .find(|&n| log.served(&format!("tengen{n}"), key) > 0)
+            .expect("a server answered the game's requests");
+        servers[held].kill();
+        std::thread::sleep(Duration::from_millis(300));
+        servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
+    });
     // The database's client blocks: the browser's runs in a runtime of its own.
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap()
-        .block_on(play_in_chromium(&dir.0, format!("127.0.0.1:{front}")));
-    // The page's requests went through HAProxy to both servers: the creation round-robin,
-    // the game's own requests to the server its key hashes to.
+        .block_on(play_in_chromium(
+            &dir.0,
+            format!("127.0.0.1:{front}"),
+            between,
+        ));
+    // The page's requests went through HAProxy to both servers.
     for n in 0..ports.len() {
         assert!(
             haproxy.served(&format!("tengen{n}"), "HTTP/1.1") > 0,
@@ -613,8 +643,8 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
 }
 
 /// Starts chromedriver and a headless chromium (its profile in `dir`), and plays the game
-/// on the page at `address`.
-async fn play_in_chromium(dir: &Path, address: String) {
+/// on the page at `address`, with `between` called before each of Black's moves.
+async fn play_in_chromium(dir: &Path, address: String, between: BetweenMoves) {
     let (Some(chromium), Some(chromedriver)) = (
         option_env!("TENGEN_TEST_CHROMIUM"),
         option_env!("TENGEN_TEST_CHROMEDRIVER"),
@@ -657,7 +687,7 @@ async fn play_in_chromium(dir: &Path, address: String) {
         .expect("a chromium session through chromedriver");
 
     // The game runs in a task so that a failed check still ends the browser session.
-    let outcome = tokio::spawn(play(client.clone(), address)).await;
+    let outcome = tokio::spawn(play(client.clone(), address, between)).await;
     let _ = client.close().await;
     let (clicks, result, dead) = match outcome {
         Ok(done) => done,
