@@ -8,8 +8,16 @@
 //! checks the win-rate bar and the ownership squares against the server's analysis, and again
 //! at the end.
 //!
-//! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`);
-//! without them it is reported ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then it fails).
+//! The same game is played once more through HAProxy (deploy/haproxy.cfg) in front of two
+//! servers sharing one PostgreSQL, as a page served by several machines is; at move 15 the
+//! server holding the game is killed with `kill -9` and started again, so that the page
+//! plays on through a server that loads the game from the database.
+//!
+//! Needs `chromium` and `chromedriver` on PATH (`apt-get install chromium chromium-driver`),
+//! and for the second test PostgreSQL and haproxy too; without them the tests are reported
+//! ignored, unless TENGEN_REQUIRE_EXTERNAL=1 (then they fail).
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -387,9 +395,16 @@ fn your_move(number: usize) -> String {
     format!("Your move (Black), move {number}")
 }
 
-/// The game, played in the browser; returns the number of clicks, the result and the number
-/// of dead stones.
-async fn play(client: Client, address: String) -> (usize, String, usize) {
+/// What happens to the servers before Black's move `number` of game `key`.
+type BetweenMoves = Box<dyn FnMut(usize, &str) + Send>;
+
+/// The game, played in the browser, with `between` called before each of Black's moves;
+/// returns the number of clicks, the result and the number of dead stones.
+async fn play(
+    client: Client,
+    address: String,
+    mut between: BetweenMoves,
+) -> (usize, String, usize) {
     client
         .goto(&format!("http://{address}/"))
         .await
@@ -444,6 +459,7 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
     let mut pick = 0usize;
     loop {
         let number = mirror.moves().len() + 1;
+        between(number, &key);
         if number == 11 && !undone {
             // Undo takes back Black's move 9 and the reply to it.
             undone = true;
@@ -547,6 +563,88 @@ async fn play(client: Client, address: String) -> (usize, String, usize) {
     ignore = "chromium or chromedriver not found: apt-get install chromium chromium-driver"
 )]
 async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
+    let began = Instant::now();
+    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
+    serve
+        .args(["serve", "--bind", "127.0.0.1:0", "--store"])
+        .arg(dir.0.join("games.sqlite"))
+        .current_dir(&dir.0);
+    let (_server, address) = start(serve, "listening on http://", "tengen serve");
+    play_in_chromium(&dir.0, address, Box::new(|_, _| {})).await;
+    eprintln!(
+        "browser test: {:.1} s in all",
+        began.elapsed().as_secs_f64()
+    );
+}
+
+#[test]
+#[cfg_attr(
+    not(all(chromium_tests, postgres_tests, haproxy_tests)),
+    ignore = "chromium, chromedriver, PostgreSQL's initdb and pg_ctl, or haproxy not found: apt-get install chromium chromium-driver postgresql haproxy"
+)]
+fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
+    let began = Instant::now();
+    let dir = TempDir(
+        std::env::temp_dir().join(format!("tengen-browser-balanced-{}", std::process::id())),
+    );
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).unwrap();
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let ports = [common::free_port(), common::free_port()];
+    let mut servers: Vec<common::balancer::Server> = ports
+        .iter()
+        .map(|&port| common::balancer::Server::start(port, &url, &[]))
+        .collect();
+    let front = common::free_port();
+    let haproxy = std::sync::Arc::new(common::balancer::Haproxy::start(front, &ports));
+    // At move 15 the server that the game's key hashes to is killed with `kill -9` and
+    // started again: the page's next requests go to a server without the game, which loads
+    // it from the database.
+    let log = std::sync::Arc::clone(&haproxy);
+    let mut killed = false;
+    let between: BetweenMoves = Box::new(move |number, key| {
+        if number < 15 || killed {
+            return;
+        }
+        killed = true;
+        let held = (0..servers.len())
+            .find(|&n| log.served(&format!("tengen{n}"), key) > 0)
+            .expect("a server answered the game's requests");
+        servers[held].kill();
+        std::thread::sleep(Duration::from_millis(300));
+        servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
+    });
+    // The database's client blocks: the browser's runs in a runtime of its own.
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(play_in_chromium(
+            &dir.0,
+            format!("127.0.0.1:{front}"),
+            between,
+        ));
+    // The page's requests went through HAProxy to both servers.
+    for n in 0..ports.len() {
+        assert!(
+            haproxy.served(&format!("tengen{n}"), "HTTP/1.1") > 0,
+            "server {n} answered nothing"
+        );
+    }
+    eprintln!(
+        "browser test through HAProxy: {} requests, {:.1} s in all",
+        haproxy.logged(),
+        began.elapsed().as_secs_f64()
+    );
+}
+
+/// Starts chromedriver and a headless chromium (its profile in `dir`), and plays the game
+/// on the page at `address`, with `between` called before each of Black's moves.
+async fn play_in_chromium(dir: &Path, address: String, between: BetweenMoves) {
     let (Some(chromium), Some(chromedriver)) = (
         option_env!("TENGEN_TEST_CHROMIUM"),
         option_env!("TENGEN_TEST_CHROMEDRIVER"),
@@ -556,20 +654,11 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
              apt-get install chromium chromium-driver"
         );
     };
-    let began = Instant::now();
-    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(dir.0.join("profile")).unwrap();
-
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
-    serve
-        .args(["serve", "--bind", "127.0.0.1:0", "--store"])
-        .arg(dir.0.join("games.sqlite"))
-        .current_dir(&dir.0);
-    let (_server, address) = start(serve, "listening on http://", "tengen serve");
+    let profile = dir.join("profile");
+    std::fs::create_dir_all(&profile).unwrap();
 
     let mut driver = Command::new(chromedriver);
-    driver.arg("--port=0").current_dir(&dir.0);
+    driver.arg("--port=0").current_dir(dir);
     let (_driver, port) = start(driver, "started successfully on port ", "chromedriver");
     let port = port.trim_end_matches('.').to_string();
     assert!(
@@ -577,7 +666,6 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
         "chromedriver's port: {port}"
     );
 
-    let profile: &Path = &dir.0.join("profile");
     let capabilities = json!({
         "goog:chromeOptions": {
             "binary": chromium,
@@ -599,14 +687,11 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
         .expect("a chromium session through chromedriver");
 
     // The game runs in a task so that a failed check still ends the browser session.
-    let outcome = tokio::spawn(play(client.clone(), address)).await;
+    let outcome = tokio::spawn(play(client.clone(), address, between)).await;
     let _ = client.close().await;
     let (clicks, result, dead) = match outcome {
         Ok(done) => done,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
     };
-    eprintln!(
-        "browser test: {clicks} clicks, {result} with {dead} dead stones, {:.1} s in all",
-        began.elapsed().as_secs_f64()
-    );
+    eprintln!("browser test: {clicks} clicks, {result} with {dead} dead stones");
 }

@@ -2,261 +2,21 @@
 //! deploy/haproxy.cfg with the test's addresses put in, whole 9x9 games at `easy` are played
 //! through it by clients that resend a request as a real client does (no answer, 502, 503,
 //! 504), one server is killed with `kill -9` mid-game and started again, and every game must
-//! end with every move the clients were told of stored exactly once, in order.
+//! end with every move the clients were told of stored exactly once, in order. And two
+//! servers on one PostgreSQL hold a client to one request rate between them.
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::balancer::{Haproxy, Resent, Server, call, try_request};
+use common::free_port;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 use tengen::board::{Color, Move};
 use tengen::game::{Game, Rules};
 use tengen::player::sensible_moves;
-
-/// A free loopback port (bound, then released).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A `tengen serve` on a fixed port (so that it comes back where HAProxy looks for it).
-struct Server {
-    child: Child,
-}
-
-impl Server {
-    /// Starts a server on `port`, up to ten times while it stops at once (the port, freed
-    /// by a killed server, may be held a moment by a connection that took it as its own, as a
-    /// supervisor such as systemd retries).
-    fn start(port: u16, store: &str) -> Server {
-        let mut tries = 0;
-        loop {
-            match Server::try_start(port, store) {
-                Ok(server) => return server,
-                Err(said) if tries < 10 => {
-                    eprintln!("tengen serve on port {port} stopped ({said:?}); again");
-                    tries += 1;
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                Err(said) => panic!("tengen serve on port {port} stopped: {said:?}"),
-            }
-        }
-    }
-
-    /// Starts a server on `port`; what it said if it stopped before listening.
-    fn try_start(port: u16, store: &str) -> Result<Server, Vec<String>> {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tengen"))
-            .args([
-                "serve",
-                "--bind",
-                &format!("127.0.0.1:{port}"),
-                "--store",
-                store,
-            ])
-            .env("PGPASSWORD", common::pg::PASSWORD)
-            .current_dir(std::env::temp_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start tengen serve");
-        let stderr = BufReader::new(child.stderr.take().unwrap());
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut said = Vec::new();
-            for line in stderr.lines().map_while(Result::ok) {
-                if line.contains("listening on http://") {
-                    let _ = tx.send(Ok(()));
-                }
-                said.push(line);
-            }
-            let _ = tx.send(Err(said));
-        });
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(Ok(())) => Ok(Server { child }),
-            Ok(Err(said)) => Err(said),
-            Err(e) => panic!("tengen serve on port {port} does not listen: {e}"),
-        }
-    }
-
-    /// `kill -9`.
-    fn kill(&mut self) {
-        self.child.kill().unwrap();
-        self.child.wait().unwrap();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// HAProxy in the foreground, stopped when dropped.
-struct Haproxy {
-    child: Child,
-    /// Its log so far: one line per request (httplog).
-    log: Arc<Mutex<Vec<String>>>,
-}
-
-impl Haproxy {
-    /// The log lines of requests that server `name` answered and that contain `text`.
-    fn served(&self, name: &str, text: &str) -> usize {
-        let server = format!("tengen/{name} ");
-        let log = self.log.lock().unwrap();
-        log.iter()
-            .filter(|l| l.contains(&server) && l.contains(text))
-            .count()
-    }
-
-    /// The retries it made: the `retries` field of each request's line (`+N` when it was
-    /// sent to another server).
-    fn retries(&self) -> usize {
-        let log = self.log.lock().unwrap();
-        log.iter()
-            .filter_map(|line| {
-                // ... TR/Tw/Tc/Tr/Ta ... actconn/feconn/beconn/srv_conn/retries ...
-                let field = line
-                    .split_whitespace()
-                    .filter(|w| w.matches('/').count() == 4 && !w.contains(':'))
-                    .nth(1)?;
-                field
-                    .rsplit('/')
-                    .next()?
-                    .trim_start_matches('+')
-                    .parse::<usize>()
-                    .ok()
-            })
-            .sum()
-    }
-}
-
-impl Drop for Haproxy {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// deploy/haproxy.cfg listening on `port` and balancing over `servers`: its example servers
-/// replaced, and without the `user`/`group` switch (the test runs as whoever it is).
-fn haproxy_config(port: u16, servers: &[u16]) -> String {
-    let template =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/haproxy.cfg"))
-            .unwrap();
-    let mut out = String::new();
-    for line in template.lines() {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        match words.first().copied() {
-            Some("user" | "group") => continue,
-            Some("server") => continue,
-            Some("bind") => out.push_str(&format!("    bind 127.0.0.1:{port}\n")),
-            _ => {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-    }
-    assert!(out.contains("balance hash path,field(4,/)"), "{out}");
-    for (n, server) in servers.iter().enumerate() {
-        out.push_str(&format!("    server tengen{n} 127.0.0.1:{server} check\n"));
-    }
-    out
-}
-
-/// The path of HAProxy, as build.rs found it.
-fn haproxy_path() -> &'static str {
-    match option_env!("TENGEN_TEST_HAPROXY") {
-        Some(path) => path,
-        None => panic!("HAProxy is required (TENGEN_REQUIRE_EXTERNAL=1) but is not installed"),
-    }
-}
-
-fn start_haproxy(config: &std::path::Path, port: u16) -> Haproxy {
-    let mut child = Command::new(haproxy_path())
-        .arg("-f")
-        .arg(config)
-        .arg("-db")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start haproxy");
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let log = Arc::new(Mutex::new(Vec::new()));
-    let lines = Arc::clone(&log);
-    std::thread::spawn(move || {
-        for line in stdout.lines().map_while(Result::ok) {
-            lines.lock().unwrap().push(line);
-        }
-    });
-    let haproxy = Haproxy { child, log };
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "haproxy does not listen");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    haproxy
-}
-
-/// One request on a fresh connection: the status and the body; none if no answer came.
-fn try_request(port: u16, method: &str, path: &str, body: &str) -> Option<(u16, String)> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .ok()?;
-    // One write: a request split in two waits for a delayed ACK (40 ms).
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: tengen\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).ok()?;
-    let mut raw = String::new();
-    stream.read_to_string(&mut raw).ok()?;
-    let (head, rest) = raw.split_once("\r\n\r\n")?;
-    let status = head.split(' ').nth(1)?.parse().ok()?;
-    Some((status, rest.to_string()))
-}
-
-/// Counts of what the clients met on the way.
-#[derive(Default, Debug)]
-struct Resent {
-    unanswered: usize,
-    balancer_errors: usize,
-}
-
-/// A request as a real client makes it: sent again (unchanged) while no answer comes or
-/// the answer is 502, 503 or 504, for up to 20 s; the final status and JSON body.
-fn call(port: u16, method: &str, path: &str, body: &Value, resent: &mut Resent) -> (u16, Value) {
-    let body = body.to_string();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        match try_request(port, method, path, &body) {
-            Some((status, text)) if ![502, 503, 504].contains(&status) => {
-                let value = serde_json::from_str(&text)
-                    .unwrap_or_else(|e| panic!("{method} {path}: {status} not JSON ({e}): {text}"));
-                return (status, value);
-            }
-            Some(_) => resent.balancer_errors += 1,
-            None => resent.unanswered += 1,
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{method} {path}: no answer for 20 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
 
 fn vertex(mv: Move) -> String {
     match mv {
@@ -327,11 +87,9 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
-    let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url)).collect();
+    let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url, &[])).collect();
     let front = free_port();
-    let config = std::env::temp_dir().join(format!("tengen-haproxy-{}.cfg", std::process::id()));
-    std::fs::write(&config, haproxy_config(front, &ports)).unwrap();
-    let haproxy = start_haproxy(&config, front);
+    let haproxy = Haproxy::start(front, &ports);
 
     let mut resent = Resent::default();
     let (status, health) = call(front, "GET", "/healthz", &Value::Null, &mut resent);
@@ -356,7 +114,7 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
         assert!(haproxy.served(&format!("tengen{busiest}"), "/moves") > 0);
         servers[busiest].kill();
         std::thread::sleep(Duration::from_secs(1));
-        servers[busiest] = Server::start(ports[busiest], &url);
+        servers[busiest] = Server::start(ports[busiest], &url, &[]);
         clients
             .into_iter()
             .map(|c| c.join().unwrap())
@@ -397,15 +155,197 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     assert!(
         retries > 0,
         "no retries in HAProxy's {} log lines",
-        haproxy.log.lock().unwrap().len()
+        haproxy.logged()
     );
     let moves: usize = games.iter().map(|((_, r), _)| r.len()).sum();
     let unanswered: usize = games.iter().map(|(_, r)| r.unanswered).sum();
-    let balancer_errors: usize = games.iter().map(|(_, r)| r.balancer_errors).sum();
+    let balancer_errors: usize = games.iter().map(|(_, r)| r.balancer_errors()).sum();
     eprintln!(
         "{} games, {moves} moves stored once each; HAProxy's retries: {retries}; the clients resent: {unanswered} unanswered, {balancer_errors} balancer errors; {:.1} s",
         games.len(),
         started.elapsed().as_secs_f64()
     );
-    let _ = std::fs::remove_file(&config);
+}
+
+/// Two servers started with `args` on one new PostgreSQL: the cluster, their ports, and
+/// the servers (bound last, so dropped first).
+fn two_servers(args: &[&str]) -> (common::pg::Cluster, [u16; 2], Vec<Server>) {
+    let cluster = common::pg::Cluster::start();
+    let url = cluster.database("games");
+    let ports = [free_port(), free_port()];
+    let servers = ports
+        .iter()
+        .map(|&port| Server::start(port, &url, args))
+        .collect();
+    (cluster, ports, servers)
+}
+
+/// A request straight to the server on `port`: its status and JSON body.
+fn ask(port: u16, method: &str, path: &str, body: &Value) -> (u16, Value) {
+    let body = if body.is_null() {
+        String::new()
+    } else {
+        body.to_string()
+    };
+    let answer = try_request(port, method, path, &body).unwrap();
+    let value = serde_json::from_str(&answer.body)
+        .unwrap_or_else(|e| panic!("{method} {path}: not JSON ({e}): {}", answer.body));
+    (answer.status, value)
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_clients_request_rate_holds_across_two_servers_sharing_the_database() {
+    let rate = 5;
+    let (cluster, ports, _servers) = two_servers(&["--requests-per-client", &rate.to_string()]);
+    // One game of one client on each server.
+    let keys: Vec<String> = ports
+        .iter()
+        .map(|&port| {
+            let create = json!({"client": "spread", "size": 9, "level": "easy", "color": "B"});
+            let (status, state) = ask(port, "POST", "/api/games", &create);
+            assert_eq!(status, 201, "{state}");
+            state["key"].as_str().unwrap().to_string()
+        })
+        .collect();
+    // The seconds of the creations pass.
+    std::thread::sleep(Duration::from_millis(2100));
+    let mut admitted = 0;
+    let mut refused = [0; 2];
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_millis(2500) {
+        for (n, (&port, key)) in ports.iter().zip(&keys).enumerate() {
+            let answer = try_request(port, "GET", &format!("/api/games/{key}"), "").unwrap();
+            match answer.status {
+                200 => admitted += 1,
+                429 => {
+                    refused[n] += 1;
+                    let error: Value = serde_json::from_str(&answer.body).unwrap();
+                    assert_eq!(error["field"], "client", "{error}");
+                    let wait = error["retry_after_ms"].as_u64().unwrap();
+                    assert!((1..=1000).contains(&wait), "{error}");
+                    assert_eq!(answer.retry_after, Some(1));
+                }
+                status => panic!("{status}: {}", answer.body),
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Two and a half seconds span at most four whole seconds of the database's clock, in which the
+    // client gets at most twice its rate in each two; each server counting alone would
+    // admit a burst and the rate each, some 50.
+    assert!(
+        (2 * rate..=4 * rate).contains(&admitted),
+        "{admitted} admitted, {refused:?} refused"
+    );
+    assert!(
+        refused.iter().all(|&n| n > 0),
+        "{admitted} admitted, {refused:?} refused"
+    );
+    // The database gone, the servers count in their memory: a game held answers, no 500.
+    cluster.stop();
+    let answer = try_request(ports[0], "GET", &format!("/api/games/{}", keys[0]), "").unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    eprintln!(
+        "two servers, one client at {rate}/s: {admitted} admitted in 2.5 s, {refused:?} refused"
+    );
+}
+
+/// A new game of client `client` on the server on `port`, Black's first move played there
+/// (so that the server holds a copy); its key.
+fn game_with_a_move(port: u16, client: &str) -> String {
+    let create = json!({"client": client, "size": 9, "level": "easy", "color": "B"});
+    let (status, state) = ask(port, "POST", "/api/games", &create);
+    assert_eq!(status, 201, "{state}");
+    let key = state["key"].as_str().unwrap().to_string();
+    let (status, state) = ask(
+        port,
+        "POST",
+        &format!("/api/games/{key}/moves"),
+        &json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!((status, &state["number"]), (200, &json!(3)), "{state}");
+    key
+}
+
+/// Game `key` (Black to play move 3) resigned by the client on the server on `port`; the
+/// key and the state answered.
+fn resigned_on(port: u16, key: String) -> (String, Value) {
+    let resign = json!({"move": "resign", "number": 3});
+    let (status, state) = ask(port, "POST", &format!("/api/games/{key}/moves"), &resign);
+    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+    (key, state)
+}
+
+/// A point of the 9x9 board that `state` shows empty.
+fn empty_point(state: &Value) -> String {
+    let moves = state["moves"].as_array().unwrap();
+    ["C3", "G7", "C7", "G3", "D4"]
+        .into_iter()
+        .find(|p| !moves.contains(&json!(p)))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+#[cfg_attr(
+    not(postgres_tests),
+    ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
+)]
+fn a_server_holding_a_copy_answers_as_the_store_says_after_another_ended_or_lost_the_game() {
+    let (cluster, [held, other], _servers) = two_servers(&["--idle-timeout", "4"]);
+    let mut db = cluster.client("games");
+    let result_in_store = |db: &mut postgres::Client, key: &str| -> Option<String> {
+        db.query_one("SELECT result FROM games WHERE key = $1", &[&key])
+            .unwrap()
+            .get(0)
+    };
+
+    // The client resigns on the other server; the next move sent to the server with the
+    // older copy is refused as the store says (the game is over), and leaves it over.
+    let (key, state) = resigned_on(other, game_with_a_move(held, "copies"));
+    let body = json!({"move": empty_point(&state), "number": 3});
+    let (status, refused) = ask(held, "POST", &format!("/api/games/{key}/moves"), &body);
+    assert_eq!(
+        (status, &refused["result"]),
+        (409, &json!("W+R")),
+        "{refused}"
+    );
+    assert_eq!(result_in_store(&mut db, &key).as_deref(), Some("W+R"));
+    let (status, state) = ask(held, "GET", &format!("/api/games/{key}"), &Value::Null);
+    assert_eq!((status, &state["result"]), (200, &json!("W+R")), "{state}");
+
+    // Likewise an undo: a resignation is not taken back.
+    let (key, _) = resigned_on(other, game_with_a_move(held, "copies"));
+    let (status, refused) = ask(
+        held,
+        "POST",
+        &format!("/api/games/{key}/undo"),
+        &json!({"number": 3}),
+    );
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(result_in_store(&mut db, &key).as_deref(), Some("W+R"));
+
+    // A game only read on one server, for longer than --idle-timeout: the reads keep it in
+    // the store, so the other server's expiry leaves it.
+    let key = game_with_a_move(held, "reader");
+    let path = format!("/api/games/{key}");
+    let began = Instant::now();
+    while began.elapsed() < Duration::from_secs(7) {
+        let (status, state) = ask(held, "GET", &path, &Value::Null);
+        assert_eq!(status, 200, "{state}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (status, state) = ask(other, "GET", &path, &Value::Null);
+    assert_eq!((status, &state["number"]), (200, &json!(3)), "{state}");
+    // Gone from the store (as if expired by another server): within a quarter of the idle
+    // timeout the server holding a copy says so too.
+    db.execute("DELETE FROM games WHERE key = $1", &[&key])
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1100));
+    let (status, gone) = ask(held, "GET", &path, &Value::Null);
+    assert_eq!((status, &gone["resync"]), (404, &json!(true)), "{gone}");
 }

@@ -65,7 +65,8 @@ impl ApiError {
     }
 
     /// The answer for a store that failed: 503 with `Retry-After` when it is unavailable
-    /// (nothing was changed), the resync 404 when the game is gone from it, and a 409 (the
+    /// (the call failed changed nothing; one before it in the request may have: the client's
+    /// move stored, the AI's reply not), the resync 404 when the game is gone from it, and a 409 (the
     /// game changed meanwhile) when another request stored first.
     fn store(e: StoreError) -> ApiError {
         match e.kind {
@@ -73,7 +74,7 @@ impl ApiError {
                 log::error!("store: {e}");
                 let mut error = ApiError::new(
                     StatusCode::SERVICE_UNAVAILABLE,
-                    "the game store failed; nothing was changed: try again",
+                    "the game store failed: send the same request again (a move already stored is not played twice)",
                 );
                 error.retry_after = Some(STORE_RETRY_AFTER);
                 error
@@ -225,6 +226,9 @@ pub struct Entry {
     /// Set when the game is deleted or expires; a search that ends after it stores nothing.
     closed: AtomicBool,
     last_active: AtomicU64,
+    /// When this server last wrote the game's last use to the store (seconds since 1970; 0:
+    /// not yet).
+    store_touched: AtomicU64,
     /// Held while the game is analysed (one analysis at a time), with the last analysis.
     analysis: tokio::sync::Mutex<Option<CachedAnalysis>>,
     /// Stops the analysis under way: set when the game changes.
@@ -254,6 +258,7 @@ impl Entry {
             slot: tokio::sync::Mutex::new(Slot { game, player: None }),
             closed: AtomicBool::new(false),
             last_active: AtomicU64::new(last_active),
+            store_touched: AtomicU64::new(0),
             analysis: tokio::sync::Mutex::new(None),
             analysis_stop: Mutex::new(Arc::new(AtomicBool::new(false))),
         }
@@ -393,11 +398,25 @@ impl Server {
         }
     }
 
-    /// Counts a request of `client` against its rate: a 429 when it is over.
-    fn admit(&self, client: &str) -> Result<(), ApiError> {
-        self.requests
-            .admit(client, Instant::now())
-            .map_err(|wait| ApiError::too_fast(client, self.requests.rate(), wait))
+    /// Counts a request of `client` against its rate, in the store when servers share it
+    /// (in this process while the store cannot count): a 429 when it is over.
+    async fn admit(&self, client: &str) -> Result<(), ApiError> {
+        let now = Instant::now();
+        let too_fast = |wait| ApiError::too_fast(client, self.requests.rate(), wait);
+        if self.requests.counts_in_store(now) {
+            let (store, name) = (Arc::clone(&self.store), client.to_string());
+            let most = self.requests.most_in_store();
+            let counted =
+                tokio::task::spawn_blocking(move || store.count_request(&name, most)).await;
+            match counted {
+                Ok(Ok(None)) => return Ok(()),
+                Ok(Ok(Some(wait))) => return Err(too_fast(wait)),
+                Ok(Err(e)) => log::warn!("store: requests counted here for a second: {e}"),
+                Err(e) => log::warn!("store: requests counted here for a second: {e}"),
+            }
+            self.requests.store_failed(now);
+        }
+        self.requests.admit(client, now).map_err(too_fast)
     }
 
     fn games(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Entry>>> {
@@ -549,9 +568,34 @@ impl Server {
                 .ok_or_else(ApiError::unknown_game)?,
             None => return Err(ApiError::unknown_game()),
         };
-        self.admit(&entry.client)?;
+        self.admit(&entry.client).await?;
+        self.keep_alive(&entry).await?;
         entry.touch();
         Ok(entry)
+    }
+
+    /// Notes in the store that `entry`'s game is in use here, at most every quarter of the
+    /// idle timeout, so that no server expires a game that is only read on another (reads
+    /// change nothing else in the store). A game the store no longer has (another server
+    /// expired or deleted it) is dropped here too: the resync 404. While the store is down,
+    /// the copy held answers.
+    async fn keep_alive(&self, entry: &Entry) -> Result<(), ApiError> {
+        let at = now();
+        let every = (self.idle_timeout.as_secs() / 4).max(1);
+        if at.saturating_sub(entry.store_touched.load(Ordering::Relaxed)) < every {
+            return Ok(());
+        }
+        let key = entry.key.clone();
+        let touched = self.blocking_store(move |s| s.touch(&key, at)).await;
+        entry.store_touched.store(at, Ordering::Relaxed);
+        match touched {
+            Err(e) if e.status == StatusCode::NOT_FOUND => {
+                entry.closed.store(true, Ordering::Relaxed);
+                self.games().remove(&entry.key);
+                Err(e)
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Stores the moves from index `from` on (and the ending, if any) of `game`.
@@ -688,7 +732,7 @@ pub async fn create(State(server): Shared, body: Body) -> Reply {
     let request: NewGame = parse(body)?;
     let mut game = ServedGame::create(new_key(), request, &server.levels)?;
     // Counted once the client's name is checked (1 to 128 bytes of printable text).
-    server.admit(&game.client)?;
+    server.admit(&game.client).await?;
     if let Some(created) = server.created_by(&game).await? {
         return Ok(created);
     }
@@ -696,6 +740,7 @@ pub async fn create(State(server): Shared, body: Body) -> Reply {
         game.ending = Some(server.ai.score(&game.game).await);
     }
     let entry = Arc::new(Entry::new(game.clone(), now()));
+    entry.store_touched.store(now(), Ordering::Relaxed);
     server.games().insert(game.key.clone(), Arc::clone(&entry));
     // The store counts the client's unfinished games (on every server sharing it).
     let stored: StoredGame = game.to_stored(now());

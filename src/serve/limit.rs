@@ -1,5 +1,11 @@
 //! The per-client request limit: a token bucket per client name, refilled at `rate` tokens a
 //! second up to a burst of two seconds' worth, one token a request.
+//!
+//! Servers that share a store (PostgreSQL) count in it instead, so that a client whose games
+//! the balancer spreads over several servers still gets the rate once: at most two seconds'
+//! worth of requests admitted in any two consecutive seconds of the store's clock (the same
+//! rate and burst; [`super::store::Store::count_request`]). While the store cannot count, the
+//! buckets of this process count for a second at a time.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -12,10 +18,17 @@ const BURST_SECONDS: f64 = 2.0;
 /// any answer) are dropped; the table grows past it only while that many are busy at once.
 const PRUNE_AT: usize = 4096;
 
+/// How long the buckets count instead of the store after the store failed to count.
+const STORE_BACKOFF: Duration = Duration::from_secs(1);
+
 /// Requests a second each client may make on average.
 pub struct RateLimit {
     per_second: u32,
     buckets: Mutex<Buckets>,
+    /// Whether the store counts (several servers share it).
+    in_store: bool,
+    /// Until when the buckets count instead of the store, which failed to.
+    store_failed_until: Mutex<Option<Instant>>,
 }
 
 struct Buckets {
@@ -31,7 +44,7 @@ struct Bucket {
 }
 
 impl RateLimit {
-    /// `rate` requests a second per client (at least one).
+    /// `rate` requests a second per client (at least one), counted in this process.
     pub fn new(rate: u32) -> RateLimit {
         RateLimit {
             per_second: rate.max(1),
@@ -39,7 +52,41 @@ impl RateLimit {
                 by_client: HashMap::new(),
                 prune_at: PRUNE_AT,
             }),
+            in_store: false,
+            store_failed_until: Mutex::new(None),
         }
+    }
+
+    /// `rate` requests a second per client, counted in the store that several servers share.
+    pub fn in_store(rate: u32) -> RateLimit {
+        RateLimit {
+            in_store: true,
+            ..RateLimit::new(rate)
+        }
+    }
+
+    /// Whether a request at `now` is counted in the store ([`RateLimit::most_in_store`]);
+    /// otherwise [`RateLimit::admit`] counts it.
+    pub fn counts_in_store(&self, now: Instant) -> bool {
+        self.in_store
+            && self
+                .store_failed_until
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_none_or(|until| now >= until)
+    }
+
+    /// The most requests of a client the store admits in two consecutive seconds.
+    pub fn most_in_store(&self) -> u32 {
+        self.per_second.saturating_mul(BURST_SECONDS as u32)
+    }
+
+    /// Notes that the store failed to count at `now`: the buckets count for a while.
+    pub fn store_failed(&self, now: Instant) {
+        *self
+            .store_failed_until
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(now + STORE_BACKOFF);
     }
 
     /// Requests a second per client.
@@ -126,6 +173,18 @@ mod tests {
             assert!(limit.admit("a", much_later).is_ok());
         }
         assert!(limit.admit("a", much_later).is_err());
+    }
+
+    #[test]
+    fn a_shared_store_counts_but_for_a_second_after_it_failed() {
+        let start = Instant::now();
+        assert!(!RateLimit::new(5).counts_in_store(start));
+        let limit = RateLimit::in_store(5);
+        assert_eq!(limit.most_in_store(), 10);
+        assert!(limit.counts_in_store(start));
+        limit.store_failed(start);
+        assert!(!limit.counts_in_store(start + Duration::from_millis(999)));
+        assert!(limit.counts_in_store(start + STORE_BACKOFF));
     }
 
     #[test]

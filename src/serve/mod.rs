@@ -200,11 +200,16 @@ pub fn run(options: ServeOptions) -> Result<(), Box<dyn std::error::Error>> {
         .open()
         .map_err(|e| format!("--store {}: {e}", options.store))?;
     let ai = Ai::new(options.config, options.workers, options.move_time);
+    // Servers sharing a PostgreSQL count each client's requests in it.
+    let requests = match options.store {
+        StoreAt::File(_) => RateLimit::new(options.requests_per_client),
+        StoreAt::Postgres { .. } => RateLimit::in_store(options.requests_per_client),
+    };
     let server = Arc::new(Server::new(
         store,
         ai,
         options.max_games_per_client,
-        RateLimit::new(options.requests_per_client),
+        requests,
         options.idle_timeout,
     ));
     let restored = server

@@ -21,7 +21,7 @@ use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
     Ending, GAME_COLUMNS, GameRow, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind,
-    StoredGame, over_limit,
+    StoredGame, ended, is_resignation, over_limit,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -30,11 +30,36 @@ const MIGRATIONS: [&str; SCHEMA_VERSION] = [
     include_str!("migrations/postgres/0001_games.sql"),
     include_str!("migrations/postgres/0002_retries.sql"),
     include_str!("migrations/postgres/0003_ai_leases.sql"),
+    include_str!("migrations/postgres/0004_request_counts.sql"),
 ];
 
 /// The longest [`Store::ping`] waits for a connection: a health check answers well within
 /// a balancer's check timeout, even while the database is down.
 const PING_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// The longest [`Store::count_request`] waits for a connection: a request is not held up
+/// long by a count while the database is down (the server then counts in its memory).
+const COUNT_TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Counts a request ([`Store::count_request`]): `$1` client, `$2` the most requests in two
+/// seconds. The row of this second is added to, or made, only while it and the last
+/// second's row (read first) hold fewer than `$2`; the answer is whether it was, and the
+/// seconds until the next second.
+const COUNT_REQUEST: &str = "
+    WITH clock AS (
+        SELECT extract(epoch FROM now())::float8 AS at,
+               floor(extract(epoch FROM now()))::bigint AS second
+    ), before AS (
+        SELECT COALESCE((SELECT r.count FROM request_counts r, clock
+                         WHERE r.client = $1 AND r.second = clock.second - 1), 0) AS count
+    ), counted AS (
+        INSERT INTO request_counts AS r (client, second, count)
+        SELECT $1, clock.second, 1 FROM clock, before WHERE before.count < $2
+        ON CONFLICT (client, second) DO UPDATE SET count = r.count + 1
+            WHERE r.count + (SELECT count FROM before) < $2
+        RETURNING 1
+    )
+    SELECT EXISTS (SELECT 1 FROM counted), (SELECT 1.0 - (at - second) FROM clock)";
 
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
@@ -392,15 +417,20 @@ fn int(n: usize) -> Result<i32, StoreError> {
 }
 
 /// Locks game `key`'s row until the transaction ends (so that one change of a game at a
-/// time is made, whichever server makes it), and fails with [`StoreErrorKind::Taken`]
-/// unless it has `count` moves, with [`StoreErrorKind::Missing`] if it is not there.
-fn lock_and_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
-    if tx
-        .query_opt("SELECT 1 FROM games WHERE key = $1 FOR UPDATE", &[&key])?
-        .is_none()
-    {
-        return Err(StoreError::missing(key));
+/// time is made, whichever server makes it); its result (none while unfinished), or
+/// [`StoreErrorKind::Missing`] if it is not there.
+fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<Option<String>, StoreError> {
+    match tx.query_opt(
+        "SELECT result FROM games WHERE key = $1 FOR UPDATE",
+        &[&key],
+    )? {
+        Some(row) => Ok(row.try_get(0)?),
+        None => Err(StoreError::missing(key)),
     }
+}
+
+/// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
+fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
     let held: i32 = tx
         .query_one(
             "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1",
@@ -478,6 +508,17 @@ impl Store for PgStore {
             &[&key, &int(number)?, &holder, &(millis as f64)],
         )?;
         Ok(rows == 1)
+    }
+
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+        let most = i32::try_from(most).unwrap_or(i32::MAX);
+        let row = self
+            .pool
+            .get_timeout(COUNT_TIMEOUT)?
+            .query_one(COUNT_REQUEST, &[&client, &most])?;
+        let admitted: bool = row.try_get(0)?;
+        let wait: f64 = row.try_get(1)?;
+        Ok((!admitted).then(|| Duration::from_secs_f64(wait.clamp(0.001, 1.0))))
     }
 
     fn ping(&self) -> Result<(), StoreError> {
@@ -563,7 +604,10 @@ impl Store for PgStore {
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        lock_and_count(&mut tx, key, moves.first.saturating_sub(1))?;
+        if let Some(result) = lock_game(&mut tx, key)? {
+            return Err(ended(key, &result));
+        }
+        check_count(&mut tx, key, moves.first.saturating_sub(1))?;
         insert_moves(&mut tx, key, moves.first, &moves.moves)?;
         set_ending(&mut tx, key, moves.ending.as_ref(), now)?;
         tx.commit()?;
@@ -579,7 +623,10 @@ impl Store for PgStore {
     ) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        lock_and_count(&mut tx, key, undone_from.saturating_sub(1))?;
+        if let Some(result) = lock_game(&mut tx, key)?.filter(|r| is_resignation(r)) {
+            return Err(ended(key, &result));
+        }
+        check_count(&mut tx, key, undone_from.saturating_sub(1))?;
         tx.execute(
             "DELETE FROM moves WHERE key = $1 AND number > $2",
             &[&key, &int(len)?],
@@ -595,15 +642,24 @@ impl Store for PgStore {
 
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
-        set_ending(&mut *conn, key, Some(ending), now)
+        let mut tx = conn.transaction()?;
+        if let Some(result) = lock_game(&mut tx, key)? {
+            return Err(ended(key, &result));
+        }
+        set_ending(&mut tx, key, Some(ending), now)?;
+        tx.commit()?;
+        Ok(())
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
         let mut conn = self.conn()?;
-        conn.execute(
+        let changed = conn.execute(
             "UPDATE games SET last_active = $2 WHERE key = $1",
             &[&key, &(now as i64)],
         )?;
+        if changed == 0 {
+            return Err(StoreError::missing(key));
+        }
         Ok(())
     }
 
@@ -631,6 +687,11 @@ impl Store for PgStore {
             .iter()
             .map(|row| row.try_get(0).map_err(StoreError::from))
             .collect::<Result<Vec<String>, _>>()?;
+        // The request counts of the seconds that no longer count.
+        tx.execute(
+            "DELETE FROM request_counts WHERE second < floor(extract(epoch FROM now())) - 1",
+            &[],
+        )?;
         tx.commit()?;
         Ok(keys)
     }

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, TransactionBehavior, params};
+use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
 /// A game as stored: what `POST /api/games` was given, the moves since and how it ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -165,12 +165,13 @@ pub trait Store: Send + Sync {
     /// How many games it holds.
     fn count(&self) -> Result<usize, StoreError>;
     /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone
-    /// ([`StoreErrorKind::Missing`]) or the first is not the next move, a number taken or
-    /// left out ([`StoreErrorKind::Taken`]: another server changed the game).
+    /// ([`StoreErrorKind::Missing`]), or has ended, or the first is not the next move, a
+    /// number taken or left out ([`StoreErrorKind::Taken`]: another server changed the game).
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError>;
     /// Keeps the first `len` moves only, clears the ending and notes `undone_from`, the
     /// number the undo was asked with; fails with [`StoreErrorKind::Taken`], changing
-    /// nothing, unless the game has `undone_from - 1` moves (another server changed it).
+    /// nothing, unless the game has `undone_from - 1` moves and did not end by resignation
+    /// (another server changed it).
     fn truncate(
         &self,
         key: &str,
@@ -178,9 +179,11 @@ pub trait Store: Send + Sync {
         undone_from: usize,
         now: u64,
     ) -> Result<(), StoreError>;
-    /// Records the ending of a game that ended without a move (a resignation).
+    /// Records the ending of a game that ended without a move (a resignation); fails with
+    /// [`StoreErrorKind::Taken`] when it has ended already (on another server).
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError>;
-    /// Notes that the game was used at `now`.
+    /// Notes that the game was used at `now`; fails with [`StoreErrorKind::Missing`] when
+    /// it is not there.
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
     /// Removes a game; removing one that is not there is no error.
     fn delete(&self, key: &str) -> Result<(), StoreError>;
@@ -199,6 +202,15 @@ pub trait Store: Send + Sync {
         holder: &str,
         ttl: Duration,
     ) -> Result<bool, StoreError>;
+    /// Counts a request of `client` toward the request rate that the servers sharing the
+    /// store hold together: admitted (`None`) while the client's requests admitted in this
+    /// second and the one before, by the store's clock, are fewer than `most`; else refused,
+    /// uncounted, with the wait until the next second. A store that one server has to itself
+    /// (SQLite) counts nothing and admits every request: that server counts in its memory.
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+        let _ = (client, most);
+        Ok(None)
+    }
 }
 
 /// The refusal of a client's game past `max_open` unfinished ones.
@@ -209,6 +221,18 @@ pub fn over_limit(client: &str, max_open: usize) -> StoreError {
             "client: `{client}` already has {max_open} unfinished games, the most allowed: finish or DELETE one first"
         ),
     }
+}
+
+/// The refusal of a change to game `key`, which ended (`result`) meanwhile.
+pub fn ended(key: &str, result: &str) -> StoreError {
+    StoreError::taken(format!(
+        "game {key} is over ({result}) in the store: another server ended it"
+    ))
+}
+
+/// Whether `result` is a resignation's (`B+R`, `W+R`), which no undo takes back.
+pub fn is_resignation(result: &str) -> bool {
+    result.ends_with("+R")
 }
 
 /// Takes a lease ([`Store::lease`]): `?1` key, `?2` number, `?3` holder, `?4` seconds; one
@@ -222,10 +246,11 @@ const LEASE_SQLITE: &str = "INSERT INTO ai_leases (key, number, holder, expires)
 
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
 /// to `n`.
-const SQLITE_MIGRATIONS: [&str; 3] = [
+const SQLITE_MIGRATIONS: [&str; 4] = [
     include_str!("migrations/sqlite/0001_games.sql"),
     include_str!("migrations/sqlite/0002_retries.sql"),
     include_str!("migrations/sqlite/0003_ai_leases.sql"),
+    include_str!("migrations/sqlite/0004_request_counts.sql"),
 ];
 
 /// The schema version this build writes (both stores have the same versions).
@@ -453,6 +478,16 @@ fn commit_group(
     Ok(results)
 }
 
+/// The result of game `key` (none while unfinished); [`StoreErrorKind::Missing`] when it
+/// is not there.
+fn result_of(tx: &Connection, key: &str) -> Result<Option<String>, StoreError> {
+    tx.query_row("SELECT result FROM games WHERE key = ?1", [key], |r| {
+        r.get(0)
+    })
+    .optional()?
+    .ok_or_else(|| StoreError::missing(key))
+}
+
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
 fn check_count(tx: &Connection, key: &str, count: usize) -> Result<(), StoreError> {
     let held: i64 = tx.query_row(
@@ -598,6 +633,9 @@ impl Store for SqliteStore {
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
+            if let Some(result) = result_of(tx, &key)? {
+                return Err(ended(&key, &result));
+            }
             check_count(tx, &key, moves.first.saturating_sub(1))?;
             insert_moves(tx, &key, moves.first, &moves.moves)?;
             set_ending(tx, &key, moves.ending.as_ref(), now)
@@ -613,6 +651,9 @@ impl Store for SqliteStore {
     ) -> Result<(), StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
+            if let Some(result) = result_of(tx, &key)?.filter(|r| is_resignation(r)) {
+                return Err(ended(&key, &result));
+            }
             check_count(tx, &key, undone_from.saturating_sub(1))?;
             tx.execute(
                 "DELETE FROM moves WHERE key = ?1 AND number > ?2",
@@ -628,16 +669,24 @@ impl Store for SqliteStore {
 
     fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
         let (key, ending) = (key.to_string(), ending.clone());
-        self.write(move |tx| set_ending(tx, &key, Some(&ending), now))
+        self.write(move |tx| {
+            if let Some(result) = result_of(tx, &key)? {
+                return Err(ended(&key, &result));
+            }
+            set_ending(tx, &key, Some(&ending), now)
+        })
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
-            tx.execute(
+            let changed = tx.execute(
                 "UPDATE games SET last_active = ?2 WHERE key = ?1",
                 params![key, now as i64],
             )?;
+            if changed == 0 {
+                return Err(StoreError::missing(&key));
+            }
             Ok(())
         })
     }
@@ -726,6 +775,43 @@ mod tests {
         assert_eq!(store.expire(165, &[]).unwrap(), ["b"]);
         store.delete("a").unwrap();
         assert!(store.load_all().unwrap().is_empty());
+    }
+
+    #[test]
+    fn an_ended_game_takes_no_move_nor_resignation_and_a_resigned_one_no_undo() {
+        let store = SqliteStore::open(Path::new(":memory:")).unwrap();
+        store.create(&game("a", &["D4", "E5"])).unwrap();
+        let resigned = Ending {
+            result: "W+R".to_string(),
+            dead: Vec::new(),
+        };
+        store.finish("a", &resigned, 150).unwrap();
+        for refused in [
+            store.append("a", new_moves(3, &["F6"]), 160),
+            store.finish("a", &resigned, 160),
+            store.truncate("a", 0, 3, 160),
+        ] {
+            assert_eq!(refused.unwrap_err().kind, StoreErrorKind::Taken);
+        }
+        let a = store.load("a").unwrap().unwrap();
+        assert_eq!((a.moves.len(), a.ending), (2, Some(resigned)));
+        // A game ended by its moves may be undone.
+        let passes = Ending {
+            result: "B+0.5".to_string(),
+            dead: Vec::new(),
+        };
+        store
+            .create(&StoredGame {
+                ending: Some(passes),
+                ..game("b", &["pass", "pass"])
+            })
+            .unwrap();
+        store.truncate("b", 0, 3, 160).unwrap();
+        store.touch("b", 170).unwrap();
+        assert_eq!(
+            store.touch("zz", 170).unwrap_err().kind,
+            StoreErrorKind::Missing
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! over pipes.
 #![allow(dead_code)] // each test file uses a different part
 
+pub mod balancer;
 pub mod pg;
 
 use std::ffi::OsStr;
@@ -188,4 +189,12 @@ pub fn margin(result: &str) -> f64 {
     sign * rest
         .parse::<f64>()
         .unwrap_or_else(|_| panic!("not a score: {result}"))
+}
+
+/// A free loopback port (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
 }

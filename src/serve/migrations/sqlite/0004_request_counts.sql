@@ -1,0 +1,2 @@
+-- Version 4 counts requests in PostgreSQL, for the servers sharing it; a SQLite store's server
+-- counts its clients' requests in memory: nothing changes here.
