@@ -17,10 +17,14 @@
 //! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
 //! root): first-play urgency. Threads share one tree under one lock, taken to descend and to
 //! back up, not while the net evaluates; a visit in flight counts as a loss for the player
-//! choosing (virtual loss). Each evaluation takes a random one of the net's eight symmetries,
-//! unless the net's cache holds the position already.
+//! choosing (virtual loss). On the clock a thread descends `LEAF_BATCH` times before it
+//! evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
+//! symmetries, unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by area on the board as it stands.
 //! The move played is the most visited root child.
+//!
+//! An expansion stores one 8-byte `Edge` a legal move; a child gets its `Node` on its first
+//! visit, and the tree stops growing at `TREE_BYTES`.
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,7 +40,7 @@ use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
 use crate::game::{Game, Rules, Scoring};
 use crate::net::inputs::NetPosition;
-use crate::net::{DEFAULT_OPTIMISM, Net, NetOutput};
+use crate::net::{DEFAULT_OPTIMISM, Features, Net, NetOutput};
 
 /// KataGo's `cpuctExploration`.
 const CPUCT: f64 = 1.0;
@@ -61,10 +65,18 @@ pub const MIN_VISITS_TO_RESIGN: u64 = 30;
 /// The most visits one ponder runs (the tree's size bounds it first on big boards).
 const PONDER_VISITS: u64 = 100_000;
 /// The most bytes a tree's nodes, edges and ownership sums take (64 MiB): a search whose
-/// tree is full stops, as when its budget ends. A visit makes at most one node and expands
-/// one leaf into an edge a legal move, so that is about 22,000 visits' worth on 19x19 and
-/// 90,000 on 9x9.
+/// tree is full stops, as when its budget ends. A visit makes at most one node (80 bytes) and
+/// expands one leaf into an edge a legal move (8 bytes each), so that is about 23,000 visits
+/// on 19x19 and 105,000 on 9x9; `tengen gtp --net` with b6c96 then peaks at about 122 MB
+/// resident with the net's cache full.
 const TREE_BYTES: usize = 64 << 20;
+/// The leaves a thread gathers (under virtual loss) and evaluates in one batch when the clock,
+/// not a number of visits, ends the search. Batches of 4 ran 20-50% more visits a second than
+/// one leaf at a time on 9x9 and 19x19 (one thread, b6c96; batches of 8 no more than 4), but
+/// each visit in flight turns the next descents away from its path, so a batch spends some
+/// visits where one at a time would not: a search of a fixed number of visits evaluates one
+/// leaf at a time.
+const LEAF_BATCH: usize = 4;
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
 
@@ -215,6 +227,15 @@ struct Evaluation {
     value: Value,
     children: Vec<(Move, f32)>,
     ownership: Option<Vec<f32>>,
+}
+
+/// A leaf a descent reached: the nodes from the root to it, and its game with `to_move` to
+/// play.
+struct Leaf {
+    path: Vec<usize>,
+    game: Game,
+    position: NetPosition,
+    to_move: Color,
 }
 
 /// The search tree: nodes and edges in two arenas, the root the first node. A child's node is
@@ -519,6 +540,8 @@ struct Run<'a> {
     center: f64,
     sqrt_area: f64,
     moves_ownership: bool,
+    /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
+    leaf_batch: usize,
 }
 
 impl Run<'_> {
@@ -532,42 +555,54 @@ impl Run<'_> {
             + DYNAMIC_SCORE_FACTOR * f(self.center, DYNAMIC_SCORE_SCALE)
     }
 
-    /// `game` (the root's game after the path's moves, `to_move` to play) evaluated: scored
-    /// when two passes ended it, else by the net under `symmetry`, its children the moves the
-    /// rules allow.
-    fn evaluate(
-        &self,
-        game: &Game,
-        position: &NetPosition,
-        to_move: Color,
-        symmetry: usize,
-    ) -> Evaluation {
-        if game.trailing_passes() >= 2 {
-            let score = area_score(game);
-            return Evaluation {
-                value: Value {
-                    winloss: score.signum(),
-                    score,
-                    lead: score,
-                },
-                children: Vec::new(),
-                ownership: None,
-            };
-        }
-        let features = position.features(to_move, &self.net.input_options());
-        let out = self
+    /// The leaves evaluated, each under its symmetry: a game that two passes ended scored,
+    /// the others by the net (those its cache lacks in one batch), their children the moves
+    /// the rules allow.
+    fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<Evaluation> {
+        let options = self.net.input_options();
+        let features: Vec<Option<Features>> = leaves
+            .iter()
+            .map(|leaf| {
+                (leaf.game.trailing_passes() < 2)
+                    .then(|| leaf.position.features(leaf.to_move, &options))
+            })
+            .collect();
+        let inputs: Vec<(&Features, usize)> = features
+            .iter()
+            .zip(symmetries)
+            .filter_map(|(f, &symmetry)| f.as_ref().map(|f| (f, symmetry)))
+            .collect();
+        let mut outputs = self
             .net
-            .evaluate_cached(&features, symmetry, DEFAULT_OPTIMISM);
-        let children = legal_priors(&out, game, to_move);
-        Evaluation {
-            value: Value {
-                winloss: f64::from(out.white_win - out.white_loss),
-                score: f64::from(out.white_score_selfplay),
-                lead: f64::from(out.white_lead),
-            },
-            children,
-            ownership: Some(out.white_ownership.clone()),
-        }
+            .evaluate_cached_batch(&inputs, DEFAULT_OPTIMISM)
+            .into_iter();
+        leaves
+            .iter()
+            .zip(&features)
+            .map(|(leaf, f)| match f.as_ref().and_then(|_| outputs.next()) {
+                Some(out) => Evaluation {
+                    value: Value {
+                        winloss: f64::from(out.white_win - out.white_loss),
+                        score: f64::from(out.white_score_selfplay),
+                        lead: f64::from(out.white_lead),
+                    },
+                    children: legal_priors(&out, &leaf.game, leaf.to_move),
+                    ownership: Some(out.white_ownership.clone()),
+                },
+                None => {
+                    let score = area_score(&leaf.game);
+                    Evaluation {
+                        value: Value {
+                            winloss: score.signum(),
+                            score,
+                            lead: score,
+                        },
+                        children: Vec::new(),
+                        ownership: None,
+                    }
+                }
+            })
+            .collect()
     }
 }
 
@@ -647,6 +682,8 @@ pub struct PuctSearch {
     /// The game the tree's root stands for, while the tree may be reused.
     reusable: Option<RootGame>,
     seed: u64,
+    /// The leaves a thread evaluates in one batch when the clock ends the search.
+    leaf_batch: usize,
 }
 
 impl PuctSearch {
@@ -662,6 +699,7 @@ impl PuctSearch {
             last_visits: 0,
             last_reused: 0,
             reusable: None,
+            leaf_batch: LEAF_BATCH,
         }
     }
 
@@ -790,6 +828,16 @@ impl PuctSearch {
         true
     }
 
+    /// The leaves a thread evaluates in one batch under `budget`: one at a time when a number
+    /// of visits ends the search.
+    fn leaf_batch_for(&self, budget: &Budget) -> usize {
+        if budget.playouts.or(self.settings.playouts).is_some() {
+            1
+        } else {
+            self.leaf_batch
+        }
+    }
+
     /// The visits a search makes at most under `budget`.
     fn visits_for(&self, budget: &Budget) -> u64 {
         match (budget.playouts.or(self.settings.playouts), budget.deadline) {
@@ -822,6 +870,7 @@ impl PuctSearch {
             center: 0.0,
             sqrt_area: (size * size) as f64,
             moves_ownership,
+            leaf_batch: self.leaf_batch_for(budget),
         };
         run.sqrt_area = run.sqrt_area.sqrt();
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -842,7 +891,15 @@ impl PuctSearch {
             self.last_reused = 0;
             let tree = &mut self.tree;
             tree.restart(color.opponent(), size * size);
-            let root_eval = run.evaluate(game, &run.position, color, rng.random_range(0..8));
+            let root = Leaf {
+                path: vec![ROOT],
+                game: game.clone(),
+                position: run.position.clone(),
+                to_move: color,
+            };
+            let Some(root_eval) = run.evaluate(&[root], &[rng.random_range(0..8)]).pop() else {
+                return 0;
+            };
             run.center = root_eval.value.score;
             let children: Vec<(Move, f32)> = root_eval
                 .children
@@ -872,7 +929,7 @@ impl PuctSearch {
                     let seed = self.seed ^ (thread as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
                     scope.spawn(move || {
                         let mut rng = SmallRng::seed_from_u64(seed);
-                        while visit(run, shared, &mut rng, max_visits, budget, chunk_end) {}
+                        while visit_batch(run, shared, &mut rng, max_visits, budget, chunk_end) {}
                     });
                 }
             });
@@ -994,10 +1051,10 @@ fn lock(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
     tree.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One visit: down the tree by PUCT (virtual losses on the way), the leaf evaluated without
-/// the lock, then expanded and backed up. False when the search is over (its visits, its
-/// budget, or `until`).
-fn visit(
+/// One round of visits: up to `run.leaf_batch` descents down the tree by PUCT (virtual losses
+/// on the way), the leaves evaluated together without the lock, then expanded and backed up.
+/// False when the search is over (its visits, its budget, or `until`).
+fn visit_batch(
     run: &Run<'_>,
     shared: &Mutex<Tree>,
     rng: &mut SmallRng,
@@ -1008,59 +1065,73 @@ fn visit(
     if budget.expired() || until.is_some_and(|t| Instant::now() >= t) {
         return false;
     }
-    let mut game = run.game.clone();
-    let mut position = run.position.clone();
-    let mut path = vec![ROOT];
-    let mut to_move: Color;
+    let mut leaves = Vec::with_capacity(run.leaf_batch);
     {
         let mut tree = lock(shared);
-        let root = &tree.nodes[ROOT];
-        if u64::from(root.visits + root.in_flight) >= max_visits
-            || root.edge_count == 0
-            || tree.is_full()
-        {
-            return false;
-        }
-        if clearly_ahead_after_target(&tree, budget) {
-            return false;
-        }
-        tree.nodes[ROOT].in_flight += 1;
-        to_move = tree.nodes[ROOT].mover.opponent();
-        let mut at = ROOT;
-        while tree.nodes[at].expanded && game.trailing_passes() < 2 {
-            let Some(edge) = tree.select(at) else {
+        while leaves.len() < run.leaf_batch {
+            let Some(leaf) = descend(run, &mut tree, max_visits, budget) else {
                 break;
             };
-            let (mover, mv) = (tree.nodes[at].mover.opponent(), tree.edges[edge].mv());
-            if game.play(mover, mv).is_err() {
-                break;
-            }
-            let child = tree.child_node(at, edge);
-            tree.nodes[child].in_flight += 1;
-            path.push(child);
-            at = child;
-            position.play(mover, mv);
-            to_move = mover.opponent();
+            leaves.push(leaf);
         }
     }
-    let evaluation = run.evaluate(&game, &position, to_move, rng.random_range(0..8));
-    let utility = run.utility(evaluation.value);
+    if leaves.is_empty() {
+        return false;
+    }
+    let symmetries: Vec<usize> = leaves.iter().map(|_| rng.random_range(0..8)).collect();
+    let evaluations = run.evaluate(&leaves, &symmetries);
     let mut tree = lock(shared);
-    let leaf = path[path.len() - 1];
-    if !evaluation.children.is_empty() {
-        tree.expand(
-            leaf,
-            &evaluation.children,
-            run.moves_ownership && leaf == ROOT,
+    for (leaf, evaluation) in leaves.iter().zip(evaluations) {
+        let at = leaf.path[leaf.path.len() - 1];
+        if !evaluation.children.is_empty() {
+            tree.expand(at, &evaluation.children, run.moves_ownership && at == ROOT);
+        }
+        tree.back_up(
+            &leaf.path,
+            evaluation.value,
+            run.utility(evaluation.value),
+            evaluation.ownership.as_deref(),
         );
     }
-    tree.back_up(
-        &path,
-        evaluation.value,
-        utility,
-        evaluation.ownership.as_deref(),
-    );
     true
+}
+
+/// One descent from the root to a leaf by PUCT, a visit in flight on each node of the way;
+/// none when the search has its visits (those in flight counted), the tree is full or the
+/// budget's target has passed with a clear best move.
+fn descend(run: &Run<'_>, tree: &mut Tree, max_visits: u64, budget: &Budget) -> Option<Leaf> {
+    let root = &tree.nodes[ROOT];
+    if u64::from(root.visits + root.in_flight) >= max_visits
+        || root.edge_count == 0
+        || tree.is_full()
+        || clearly_ahead_after_target(tree, budget)
+    {
+        return None;
+    }
+    let mut leaf = Leaf {
+        path: vec![ROOT],
+        game: run.game.clone(),
+        position: run.position.clone(),
+        to_move: tree.nodes[ROOT].mover.opponent(),
+    };
+    tree.nodes[ROOT].in_flight += 1;
+    let mut at = ROOT;
+    while tree.nodes[at].expanded && leaf.game.trailing_passes() < 2 {
+        let Some(edge) = tree.select(at) else {
+            break;
+        };
+        let (mover, mv) = (tree.nodes[at].mover.opponent(), tree.edges[edge].mv());
+        if leaf.game.play(mover, mv).is_err() {
+            break;
+        }
+        let child = tree.child_node(at, edge);
+        tree.nodes[child].in_flight += 1;
+        leaf.path.push(child);
+        at = child;
+        leaf.position.play(mover, mv);
+        leaf.to_move = mover.opponent();
+    }
+    Some(leaf)
 }
 
 #[cfg(test)]

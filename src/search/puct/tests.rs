@@ -389,6 +389,44 @@ fn a_search_stops_when_its_tree_has_no_more_room() {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
+    let settings = SearchSettings {
+        threads: 2,
+        seed: Some(1),
+        ..SearchSettings::default()
+    };
+    let mut search = PuctSearch::new(real_net(), settings);
+    let on_the_clock = Budget {
+        deadline: Some(Instant::now() + Duration::from_secs(60)),
+        ..Budget::default()
+    };
+    let fixed = Budget {
+        playouts: Some(100),
+        ..on_the_clock.clone()
+    };
+    assert_eq!(search.leaf_batch_for(&on_the_clock), LEAF_BATCH);
+    assert_eq!(search.leaf_batch_for(&fixed), 1);
+    // The tree's room (not the clock) ends the search, after a hundred visits or so.
+    search.tree.budget = 100_000;
+    let game = Game::new(9, Rules::chinese(7.5));
+    assert!(search.choose(&game, Color::Black, &on_the_clock).searched);
+    let tree = &search.tree;
+    assert!(tree.is_full());
+    assert!(
+        tree.nodes.iter().all(|n| n.in_flight == 0),
+        "a visit left in flight"
+    );
+    let below: u32 = tree.nodes[ROOT].edges().map(|e| tree.edge_visits(e)).sum();
+    assert_eq!(
+        tree.nodes[ROOT].visits,
+        below + 1,
+        "every visit but the root's own"
+    );
+    assert!(below >= 100, "{below}");
+}
+
+#[test]
 fn unvisited_children_rank_by_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
     assert_eq!(tree.ranked_root_children(), vec![1, 0, 2]);
