@@ -741,7 +741,7 @@ impl PuctSearch {
             started.elapsed().as_secs_f64(),
             node.visits,
         );
-        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget));
+        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget, false));
         Choice {
             mv: node.mv,
             losing: trusted.then_some(win_rate < self.settings.resign_threshold),
@@ -828,10 +828,20 @@ impl PuctSearch {
         true
     }
 
+    /// The visits asked of a search under `budget`: the budget's, else for a move (not an
+    /// analysis, which runs until it is stopped, as the playout search's does) the level's.
+    fn visits_asked(&self, budget: &Budget, analysis: bool) -> Option<u64> {
+        if analysis {
+            budget.playouts
+        } else {
+            budget.playouts.or(self.settings.playouts)
+        }
+    }
+
     /// The leaves a thread evaluates in one batch under `budget`: one at a time when a number
     /// of visits ends the search.
-    fn leaf_batch_for(&self, budget: &Budget) -> usize {
-        if budget.playouts.or(self.settings.playouts).is_some() {
+    fn leaf_batch_for(&self, budget: &Budget, analysis: bool) -> usize {
+        if self.visits_asked(budget, analysis).is_some() {
             1
         } else {
             self.leaf_batch
@@ -839,9 +849,10 @@ impl PuctSearch {
     }
 
     /// The visits a search makes at most under `budget`.
-    fn visits_for(&self, budget: &Budget) -> u64 {
-        match (budget.playouts.or(self.settings.playouts), budget.deadline) {
+    fn visits_for(&self, budget: &Budget, analysis: bool) -> u64 {
+        match (self.visits_asked(budget, analysis), budget.deadline) {
             (Some(n), _) => n.max(1),
+            (None, _) if analysis => u64::MAX,
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_VISITS,
         }
@@ -870,7 +881,7 @@ impl PuctSearch {
             center: 0.0,
             sqrt_area: (size * size) as f64,
             moves_ownership,
-            leaf_batch: self.leaf_batch_for(budget),
+            leaf_batch: self.leaf_batch_for(budget, report.is_some()),
         };
         run.sqrt_area = run.sqrt_area.sqrt();
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -917,7 +928,7 @@ impl PuctSearch {
             );
             !children.is_empty()
         };
-        let max_visits = self.visits_for(budget);
+        let max_visits = self.visits_for(budget, report.is_some());
         let threads = super::thread_count(self.settings.threads);
         let shared = Mutex::new(std::mem::take(&mut self.tree));
         let mut next_report = Instant::now() + report.as_ref().map_or(Default::default(), |r| r.0);

@@ -405,8 +405,8 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
         playouts: Some(100),
         ..on_the_clock.clone()
     };
-    assert_eq!(search.leaf_batch_for(&on_the_clock), LEAF_BATCH);
-    assert_eq!(search.leaf_batch_for(&fixed), 1);
+    assert_eq!(search.leaf_batch_for(&on_the_clock, false), LEAF_BATCH);
+    assert_eq!(search.leaf_batch_for(&fixed, false), 1);
     // The tree's room (not the clock) ends the search, after a hundred visits or so.
     search.tree.budget = 100_000;
     let game = Game::new(9, Rules::chinese(7.5));
@@ -424,6 +424,33 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
         "every visit but the root's own"
     );
     assert!(below >= 100, "{below}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let request = AnalysisRequest {
+        color: Color::Black,
+        interval: Duration::from_secs(3600),
+        allow: Vec::new(),
+        avoid: Vec::new(),
+        ownership: false,
+        moves_ownership: false,
+        budget: Budget::default(),
+    };
+    // The level's 30 visits are a move's; the tree's room ends this analysis.
+    let mut search = net_search(30, 1);
+    search.tree.budget = 100_000;
+    assert_eq!(search.leaf_batch_for(&request.budget, true), LEAF_BATCH);
+    let mut last = None;
+    search.analyze(&game, &request, |report| {
+        last = Some(report.clone());
+        true
+    });
+    let last = last.expect("a report");
+    assert!(last.last && last.root.visits > 100, "{}", last.root.visits);
+    assert!(search.tree.is_full());
 }
 
 #[test]
