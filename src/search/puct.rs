@@ -64,12 +64,12 @@ const DEFAULT_VISITS: u64 = 400;
 pub const MIN_VISITS_TO_RESIGN: u64 = 30;
 /// The most visits one ponder runs (the tree's size bounds it first on big boards).
 const PONDER_VISITS: u64 = 100_000;
-/// The most bytes a tree's nodes, edges and ownership sums take (64 MiB): a search whose
+/// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
 /// tree is full stops, as when its budget ends. A visit makes at most one node (80 bytes) and
-/// expands one leaf into an edge a legal move (8 bytes each), so that is about 23,000 visits
-/// on 19x19 and 105,000 on 9x9; `tengen gtp --net` with b6c96 then peaks at about 122 MB
-/// resident with the net's cache full.
-const TREE_BYTES: usize = 64 << 20;
+/// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
+/// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
+/// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
+const TREE_BYTES: usize = 48 << 20;
 /// The leaves a thread gathers (under virtual loss) and evaluates in one batch when the clock,
 /// not a number of visits, ends the search. Batches of 4 ran 20-50% more visits a second than
 /// one leaf at a time on 9x9 and 19x19 (one thread, b6c96; batches of 8 no more than 4), but
