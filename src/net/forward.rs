@@ -124,13 +124,44 @@ impl Net {
         symmetry: usize,
         optimism: f32,
     ) -> Arc<NetOutput> {
-        let key = EvalCache::key(features, optimism);
-        if let Some(output) = self.cache.get(key) {
-            return output;
-        }
-        let output = Arc::new(self.evaluate(features, symmetry, optimism));
-        self.cache.insert(key, Arc::clone(&output));
-        output
+        self.evaluate_cached_batch(&[(features, symmetry)], optimism)
+            .pop()
+            .expect("one output per input")
+    }
+
+    /// The evaluations of `inputs` (features and symmetry) with policy `optimism`, as
+    /// [`Net::evaluate_cached`] gives each, the ones the cache lacks evaluated in one batch.
+    pub fn evaluate_cached_batch(
+        &self,
+        inputs: &[(&Features, usize)],
+        optimism: f32,
+    ) -> Vec<Arc<NetOutput>> {
+        let keys: Vec<u64> = inputs
+            .iter()
+            .map(|(features, _)| EvalCache::key(features, optimism))
+            .collect();
+        let found: Vec<Option<Arc<NetOutput>>> = keys.iter().map(|&k| self.cache.get(k)).collect();
+        let missing: Vec<(&Features, usize)> = inputs
+            .iter()
+            .zip(&found)
+            .filter(|(_, out)| out.is_none())
+            .map(|(&input, _)| input)
+            .collect();
+        let mut evaluated = self
+            .evaluate_batch(&missing, optimism)
+            .into_iter()
+            .map(Arc::new);
+        found
+            .into_iter()
+            .zip(keys)
+            .map(|(out, key)| {
+                out.unwrap_or_else(|| {
+                    let output = evaluated.next().expect("one output per input");
+                    self.cache.insert(key, Arc::clone(&output));
+                    output
+                })
+            })
+            .collect()
     }
 
     /// The model's name, as its file gives it.

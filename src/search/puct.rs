@@ -17,11 +17,16 @@
 //! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
 //! root): first-play urgency. Threads share one tree under one lock, taken to descend and to
 //! back up, not while the net evaluates; a visit in flight counts as a loss for the player
-//! choosing (virtual loss). Each evaluation takes a random one of the net's eight symmetries,
-//! unless the net's cache holds the position already.
+//! choosing (virtual loss). On the clock a thread descends `LEAF_BATCH` times before it
+//! evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
+//! symmetries, unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by area on the board as it stands.
 //! The move played is the most visited root child.
+//!
+//! An expansion stores one 8-byte `Edge` a legal move; a child gets its `Node` on its first
+//! visit, and the tree stops growing at `TREE_BYTES`.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -35,7 +40,7 @@ use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
 use crate::game::{Game, Rules, Scoring};
 use crate::net::inputs::NetPosition;
-use crate::net::{DEFAULT_OPTIMISM, Net, NetOutput};
+use crate::net::{DEFAULT_OPTIMISM, Features, Net, NetOutput};
 
 /// KataGo's `cpuctExploration`.
 const CPUCT: f64 = 1.0;
@@ -59,12 +64,19 @@ const DEFAULT_VISITS: u64 = 400;
 pub const MIN_VISITS_TO_RESIGN: u64 = 30;
 /// The most visits one ponder runs (the tree's size bounds it first on big boards).
 const PONDER_VISITS: u64 = 100_000;
-/// The most nodes a tree holds (about 40 MB): a search whose tree is full stops, as when its
-/// budget ends. A visit expands a leaf into all its legal moves, so that is about 1,450
-/// visits' worth on 19x19 and 6,400 on 9x9.
-const MAX_TREE_NODES: usize = 1 << 19;
-/// The most children one node has: every point of a 25x25 board, and the pass.
-const MAX_MOVES: usize = 25 * 25 + 1;
+/// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
+/// tree is full stops, as when its budget ends. A visit makes at most one node (80 bytes) and
+/// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
+/// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
+/// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
+const TREE_BYTES: usize = 48 << 20;
+/// The leaves a thread gathers (under virtual loss) and evaluates in one batch when the clock,
+/// not a number of visits, ends the search. Batches of 4 ran 20-50% more visits a second than
+/// one leaf at a time on 9x9 and 19x19 (one thread, b6c96; batches of 8 no more than 4), but
+/// each visit in flight turns the next descents away from its path, so a batch spends some
+/// visits where one at a time would not: a search of a fixed number of visits evaluates one
+/// leaf at a time.
+const LEAF_BATCH: usize = 4;
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
 
@@ -85,9 +97,9 @@ struct Node {
     winloss: f64,
     lead: f64,
     lead_sq: f64,
-    /// The children are the nodes `first_child..first_child + child_count`.
-    first_child: u32,
-    child_count: u16,
+    /// The children are the edges `first_edge..first_edge + edge_count`.
+    first_edge: u32,
+    edge_count: u16,
     expanded: bool,
     /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
     /// for, at its children.
@@ -108,18 +120,18 @@ impl Node {
             winloss: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
-            first_child: 0,
-            child_count: 0,
+            first_edge: 0,
+            edge_count: 0,
             expanded: false,
             ownership: None,
             owned: 0,
         }
     }
 
-    /// The ids of the children.
-    fn children(&self) -> std::ops::Range<usize> {
-        let first = self.first_child as usize;
-        first..first + usize::from(self.child_count)
+    /// The edges to the children.
+    fn edges(&self) -> std::ops::Range<usize> {
+        let first = self.first_edge as usize;
+        first..first + usize::from(self.edge_count)
     }
 
     /// The mean win rate of the player who played the move.
@@ -153,6 +165,44 @@ impl Node {
     }
 }
 
+/// A child of an expanded node, eight bytes: its move, and its prior until its first visit
+/// makes a node for it, then that node's id. An expansion stores one edge a legal move; a
+/// node (ten times the size) is made only for the children a visit goes to.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Edge {
+    /// The move: its point's index, 0 for the pass (a border cell, never a point).
+    mv: u16,
+    has_node: bool,
+    /// The prior's bits without a node, the node's id with one.
+    slot: u32,
+}
+
+impl Edge {
+    fn new(mv: Move, prior: f32) -> Edge {
+        Edge {
+            mv: match mv {
+                // A point's index is below 27 * 27.
+                Move::Play(p) => p.index() as u16,
+                Move::Pass => 0,
+            },
+            has_node: false,
+            slot: prior.to_bits(),
+        }
+    }
+
+    fn mv(self) -> Move {
+        match self.mv {
+            0 => Move::Pass,
+            index => Move::Play(Point::from_index(usize::from(index))),
+        }
+    }
+
+    /// The child's node, once a visit has made it.
+    fn node(self) -> Option<usize> {
+        self.has_node.then_some(self.slot as usize)
+    }
+}
+
 /// 1 for White, -1 for Black: turns White's view into `color`'s.
 fn sign(color: Color) -> f64 {
     match color {
@@ -179,27 +229,131 @@ struct Evaluation {
     ownership: Option<Vec<f32>>,
 }
 
-/// The search tree: nodes in an arena, the root first.
+/// A leaf a descent reached: the nodes from the root to it, and its game with `to_move` to
+/// play.
+struct Leaf {
+    path: Vec<usize>,
+    game: Game,
+    position: NetPosition,
+    to_move: Color,
+}
+
+/// The search tree: nodes and edges in two arenas, the root the first node. A child's node is
+/// made after its parent's, so it always comes later in the arena.
+#[derive(Debug, Default)]
 struct Tree {
     nodes: Vec<Node>,
+    edges: Vec<Edge>,
+    /// The points of the board: the length of an ownership sum.
+    area: usize,
+    /// Whether the root's children keep ownership sums.
+    moves_ownership: bool,
+    /// The bytes of the ownership sums.
+    ownership_bytes: usize,
+    /// The most bytes the nodes, edges and ownership sums may take.
+    budget: usize,
 }
 
 impl Tree {
-    fn new(root_mover: Color) -> Tree {
-        let mut root = Node::new(Move::Pass, root_mover, 1.0);
-        root.ownership = Some(Box::default());
-        Tree { nodes: vec![root] }
+    /// A tree of one root, of at most `budget` bytes, for a board of `area` points.
+    fn new(root_mover: Color, area: usize, budget: usize) -> Tree {
+        let mut tree = Tree {
+            budget,
+            ..Tree::default()
+        };
+        tree.restart(root_mover, area);
+        tree
     }
 
-    /// The child of `at` that PUCT chooses.
+    /// Empties the tree down to a new root (its arenas keep their room).
+    fn restart(&mut self, root_mover: Color, area: usize) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.area = area;
+        self.moves_ownership = false;
+        self.ownership_bytes = 0;
+        let mut root = Node::new(Move::Pass, root_mover, 1.0);
+        root.ownership = Some(self.new_ownership());
+        self.nodes.push(root);
+    }
+
+    /// An ownership sum of zeros, counted in the tree's bytes.
+    fn new_ownership(&mut self) -> Box<[f64]> {
+        self.ownership_bytes += self.area * size_of::<f64>();
+        vec![0.0; self.area].into_boxed_slice()
+    }
+
+    /// The bytes the nodes, edges and ownership sums take.
+    fn bytes(&self) -> usize {
+        self.nodes.len() * size_of::<Node>()
+            + self.edges.len() * size_of::<Edge>()
+            + self.ownership_bytes
+    }
+
+    /// Whether the tree may have no room for another visit's node, ownership sum and
+    /// expansion.
+    fn is_full(&self) -> bool {
+        let visit =
+            size_of::<Node>() + self.area * size_of::<f64>() + (self.area + 1) * size_of::<Edge>();
+        self.bytes() + visit > self.budget
+    }
+
+    /// The node of `edge` (a child of `at`): the one made on its first visit, or a node of no
+    /// visits.
+    fn child(&self, at: usize, edge: usize) -> Cow<'_, Node> {
+        let e = self.edges[edge];
+        match e.node() {
+            Some(id) => Cow::Borrowed(&self.nodes[id]),
+            None => Cow::Owned(Node::new(
+                e.mv(),
+                self.nodes[at].mover.opponent(),
+                f32::from_bits(e.slot),
+            )),
+        }
+    }
+
+    /// The visits of the child at `edge`.
+    fn edge_visits(&self, edge: usize) -> u32 {
+        self.edges[edge]
+            .node()
+            .map_or(0, |id| self.nodes[id].visits)
+    }
+
+    /// The node of `edge` (a child of `at`), made now if this is its first visit.
+    fn child_node(&mut self, at: usize, edge: usize) -> usize {
+        let e = self.edges[edge];
+        if let Some(id) = e.node() {
+            return id;
+        }
+        let mut node = Node::new(
+            e.mv(),
+            self.nodes[at].mover.opponent(),
+            f32::from_bits(e.slot),
+        );
+        if at == ROOT && self.moves_ownership {
+            node.ownership = Some(self.new_ownership());
+        }
+        let id = self.nodes.len();
+        self.nodes.push(node);
+        // The budget keeps the nodes far below 2^32.
+        self.edges[edge] = Edge {
+            has_node: true,
+            slot: id as u32,
+            ..e
+        };
+        id
+    }
+
+    /// The edge of `at` that PUCT chooses.
     fn select(&self, at: usize) -> Option<usize> {
         let parent = &self.nodes[at];
         let chooser = parent.mover.opponent();
-        let in_tree = |id: &usize| {
-            let n = &self.nodes[*id];
-            f64::from(n.visits + n.in_flight)
-        };
-        let total: f64 = parent.children().map(|id| in_tree(&id)).sum();
+        let node_of = |edge: usize| self.edges[edge].node().map(|id| &self.nodes[id]);
+        let total: f64 = parent
+            .edges()
+            .filter_map(node_of)
+            .map(|n| f64::from(n.visits + n.in_flight))
+            .sum();
         let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
         let explore = cpuct * (total + 0.01).sqrt();
         let parent_utility = if parent.visits == 0 {
@@ -208,9 +362,10 @@ impl Tree {
             sign(chooser) * parent.utility / f64::from(parent.visits)
         };
         let visited_policy: f64 = parent
-            .children()
-            .filter(|&id| self.nodes[id].visits > 0)
-            .map(|id| f64::from(self.nodes[id].prior))
+            .edges()
+            .filter_map(node_of)
+            .filter(|n| n.visits > 0)
+            .map(|n| f64::from(n.prior))
             .sum();
         let reduction = if at == ROOT {
             ROOT_FPU_REDUCTION
@@ -219,45 +374,42 @@ impl Tree {
         };
         let first_play = parent_utility - reduction * visited_policy.sqrt();
         parent
-            .children()
-            .map(|id| {
-                let child = &self.nodes[id];
-                let n = f64::from(child.visits + child.in_flight);
-                let q = if n == 0.0 {
-                    first_play
-                } else {
-                    (sign(chooser) * child.utility - f64::from(child.in_flight)) / n
+            .edges()
+            .map(|edge| {
+                let (n, q, prior) = match node_of(edge) {
+                    Some(child) if child.visits + child.in_flight > 0 => {
+                        let n = f64::from(child.visits + child.in_flight);
+                        let q = (sign(chooser) * child.utility - f64::from(child.in_flight)) / n;
+                        (n, q, child.prior)
+                    }
+                    Some(child) => (0.0, first_play, child.prior),
+                    None => (0.0, first_play, f32::from_bits(self.edges[edge].slot)),
                 };
-                (id, q + explore * f64::from(child.prior) / (1.0 + n))
+                (edge, q + explore * f64::from(prior) / (1.0 + n))
             })
             .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map(|(id, _)| id)
+            .map(|(edge, _)| edge)
     }
 
-    /// Gives `at` its children (once), unless the tree is full.
+    /// Gives `at` its children as edges (once), unless the tree has no room for them.
     fn expand(&mut self, at: usize, children: &[(Move, f32)], moves_ownership: bool) {
-        if self.nodes[at].expanded || self.nodes.len() + children.len() > MAX_TREE_NODES {
+        if self.nodes[at].expanded
+            || self.bytes() + children.len() * size_of::<Edge>() > self.budget
+        {
             return;
         }
-        let mover = self.nodes[at].mover.opponent();
-        let first = self.nodes.len();
-        for &(mv, prior) in children {
-            let mut node = Node::new(mv, mover, prior);
-            if at == ROOT && moves_ownership {
-                node.ownership = Some(Box::default());
-            }
-            self.nodes.push(node);
+        let first = self.edges.len();
+        self.edges
+            .extend(children.iter().map(|&(mv, prior)| Edge::new(mv, prior)));
+        if at == ROOT {
+            self.moves_ownership = moves_ownership;
         }
         let node = &mut self.nodes[at];
-        // MAX_TREE_NODES fits a u32, and a move list a u16 (626 moves at most on 25x25).
-        node.first_child = first as u32;
-        node.child_count = children.len() as u16;
+        // The budget keeps the edges far below 2^32, and a move list fits a u16 (626 moves at
+        // most on 25x25).
+        node.first_edge = first as u32;
+        node.edge_count = children.len() as u16;
         node.expanded = true;
-    }
-
-    /// Whether the tree has no room for another node's children.
-    fn is_full(&self) -> bool {
-        self.nodes.len() + MAX_MOVES > MAX_TREE_NODES
     }
 
     /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
@@ -272,9 +424,6 @@ impl Tree {
             node.lead += value.lead;
             node.lead_sq += value.lead * value.lead;
             if let (Some(sum), Some(leaf)) = (node.ownership.as_mut(), ownership) {
-                if sum.is_empty() {
-                    *sum = vec![0.0; leaf.len()].into_boxed_slice();
-                }
                 for (s, &o) in sum.iter_mut().zip(leaf) {
                     *s += f64::from(o);
                 }
@@ -283,17 +432,17 @@ impl Tree {
         }
     }
 
-    /// The root's children, most visited first (ties by utility, then prior).
+    /// The root's children (edges), most visited first (ties by utility, then prior).
     fn ranked_root_children(&self) -> Vec<usize> {
         self.ranked_children(ROOT)
     }
 
-    /// The children of `at`, most visited first (ties by utility, then prior: a search cut
-    /// short before its first visits plays the net's policy).
+    /// The children (edges) of `at`, most visited first (ties by utility, then prior: a search
+    /// cut short before its first visits plays the net's policy).
     fn ranked_children(&self, at: usize) -> Vec<usize> {
-        let mut children: Vec<usize> = self.nodes[at].children().collect();
+        let mut children: Vec<usize> = self.nodes[at].edges().collect();
         children.sort_by(|&a, &b| {
-            let (a, b) = (&self.nodes[a], &self.nodes[b]);
+            let (a, b) = (self.child(at, a), self.child(at, b));
             b.visits
                 .cmp(&a.visits)
                 .then(b.mover_utility().total_cmp(&a.mover_utility()))
@@ -302,25 +451,60 @@ impl Tree {
         children
     }
 
-    /// The subtree under `top` as a tree of its own, `top` its root (keeping its visits; its
-    /// ownership starts afresh).
-    fn subtree(&self, top: usize) -> Tree {
-        let mut nodes = vec![self.nodes[top].clone()];
-        let mut at = 0;
-        while at < nodes.len() {
-            let old = nodes[at].children();
-            // Fewer nodes than the tree held: the ids fit where they did.
-            nodes[at].first_child = nodes.len() as u32;
-            nodes.extend(old.map(|id| Node {
-                ownership: None,
-                owned: 0,
-                ..self.nodes[id].clone()
-            }));
-            at += 1;
+    /// Makes the subtree under `top` the whole tree, `top` its root (keeping its visits; its
+    /// ownership starts afresh). In place, so that reusing a tree never holds two: since a
+    /// child comes after its parent, the nodes kept, and the edge blocks kept taken in their
+    /// order, only move down.
+    fn keep_subtree(&mut self, top: usize) {
+        let mut kept = vec![false; self.nodes.len()];
+        kept[top] = true;
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                for edge in self.nodes[id].edges() {
+                    if let Some(child) = self.edges[edge].node() {
+                        kept[child] = true;
+                    }
+                }
+            }
         }
-        nodes[ROOT].ownership = Some(Box::default());
-        nodes[ROOT].owned = 0;
-        Tree { nodes }
+        let mut new_id = vec![u32::MAX; self.nodes.len()];
+        let mut count = 0;
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                new_id[id] = count;
+                count += 1;
+            }
+        }
+        let mut blocks: Vec<usize> = (top..self.nodes.len())
+            .filter(|&id| kept[id] && self.nodes[id].edge_count > 0)
+            .collect();
+        blocks.sort_by_key(|&id| self.nodes[id].first_edge);
+        let mut next_edge = 0;
+        for id in blocks {
+            let block = self.nodes[id].edges();
+            self.edges.copy_within(block.clone(), next_edge);
+            self.nodes[id].first_edge = next_edge as u32;
+            next_edge += block.len();
+        }
+        self.edges.truncate(next_edge);
+        for edge in &mut self.edges {
+            if edge.has_node {
+                edge.slot = new_id[edge.slot as usize];
+            }
+        }
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                self.nodes.swap(new_id[id] as usize, id);
+            }
+        }
+        self.nodes.truncate(count as usize);
+        for node in &mut self.nodes {
+            node.ownership = None;
+            node.owned = 0;
+        }
+        self.moves_ownership = false;
+        self.ownership_bytes = 0;
+        self.nodes[ROOT].ownership = Some(self.new_ownership());
     }
 
     /// The line from `id` down its most visited children.
@@ -329,7 +513,8 @@ impl Tree {
         let mut at = id;
         while pv.len() < MAX_PV {
             let Some(next) = self.nodes[at]
-                .children()
+                .edges()
+                .filter_map(|edge| self.edges[edge].node())
                 .filter(|&c| self.nodes[c].visits > 0)
                 .max_by_key(|&c| self.nodes[c].visits)
             else {
@@ -355,6 +540,8 @@ struct Run<'a> {
     center: f64,
     sqrt_area: f64,
     moves_ownership: bool,
+    /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
+    leaf_batch: usize,
 }
 
 impl Run<'_> {
@@ -368,42 +555,54 @@ impl Run<'_> {
             + DYNAMIC_SCORE_FACTOR * f(self.center, DYNAMIC_SCORE_SCALE)
     }
 
-    /// `game` (the root's game after the path's moves, `to_move` to play) evaluated: scored
-    /// when two passes ended it, else by the net under `symmetry`, its children the moves the
-    /// rules allow.
-    fn evaluate(
-        &self,
-        game: &Game,
-        position: &NetPosition,
-        to_move: Color,
-        symmetry: usize,
-    ) -> Evaluation {
-        if game.trailing_passes() >= 2 {
-            let score = area_score(game);
-            return Evaluation {
-                value: Value {
-                    winloss: score.signum(),
-                    score,
-                    lead: score,
-                },
-                children: Vec::new(),
-                ownership: None,
-            };
-        }
-        let features = position.features(to_move, &self.net.input_options());
-        let out = self
+    /// The leaves evaluated, each under its symmetry: a game that two passes ended scored,
+    /// the others by the net (those its cache lacks in one batch), their children the moves
+    /// the rules allow.
+    fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<Evaluation> {
+        let options = self.net.input_options();
+        let features: Vec<Option<Features>> = leaves
+            .iter()
+            .map(|leaf| {
+                (leaf.game.trailing_passes() < 2)
+                    .then(|| leaf.position.features(leaf.to_move, &options))
+            })
+            .collect();
+        let inputs: Vec<(&Features, usize)> = features
+            .iter()
+            .zip(symmetries)
+            .filter_map(|(f, &symmetry)| f.as_ref().map(|f| (f, symmetry)))
+            .collect();
+        let mut outputs = self
             .net
-            .evaluate_cached(&features, symmetry, DEFAULT_OPTIMISM);
-        let children = legal_priors(&out, game, to_move);
-        Evaluation {
-            value: Value {
-                winloss: f64::from(out.white_win - out.white_loss),
-                score: f64::from(out.white_score_selfplay),
-                lead: f64::from(out.white_lead),
-            },
-            children,
-            ownership: Some(out.white_ownership.clone()),
-        }
+            .evaluate_cached_batch(&inputs, DEFAULT_OPTIMISM)
+            .into_iter();
+        leaves
+            .iter()
+            .zip(&features)
+            .map(|(leaf, f)| match f.as_ref().and_then(|_| outputs.next()) {
+                Some(out) => Evaluation {
+                    value: Value {
+                        winloss: f64::from(out.white_win - out.white_loss),
+                        score: f64::from(out.white_score_selfplay),
+                        lead: f64::from(out.white_lead),
+                    },
+                    children: legal_priors(&out, &leaf.game, leaf.to_move),
+                    ownership: Some(out.white_ownership.clone()),
+                },
+                None => {
+                    let score = area_score(&leaf.game);
+                    Evaluation {
+                        value: Value {
+                            winloss: score.signum(),
+                            score,
+                            lead: score,
+                        },
+                        children: Vec::new(),
+                        ownership: None,
+                    }
+                }
+            })
+            .collect()
     }
 }
 
@@ -483,6 +682,8 @@ pub struct PuctSearch {
     /// The game the tree's root stands for, while the tree may be reused.
     reusable: Option<RootGame>,
     seed: u64,
+    /// The leaves a thread evaluates in one batch when the clock ends the search.
+    leaf_batch: usize,
 }
 
 impl PuctSearch {
@@ -493,11 +694,12 @@ impl PuctSearch {
             seed: settings.seed.unwrap_or_else(rand::random),
             net,
             settings,
-            tree: Tree::new(Color::White),
+            tree: Tree::new(Color::White, 0, TREE_BYTES),
             color: Color::Black,
             last_visits: 0,
             last_reused: 0,
             reusable: None,
+            leaf_batch: LEAF_BATCH,
         }
     }
 
@@ -519,7 +721,7 @@ impl PuctSearch {
             .tree
             .ranked_root_children()
             .into_iter()
-            .filter(|&id| game.legality(color, self.tree.nodes[id].mv).is_ok())
+            .filter(|&edge| game.legality(color, self.tree.edges[edge].mv()).is_ok())
             .collect();
         let Some(&best) = ranked.first() else {
             return Choice {
@@ -529,7 +731,7 @@ impl PuctSearch {
             };
         };
         let best = self.instead_of_pass(game, best, &ranked);
-        let node = &self.tree.nodes[best];
+        let node = self.tree.child(ROOT, best);
         let win_rate = node.win_rate() as f32;
         let (hits, misses) = self.net.cache().hits_and_misses();
         info!(
@@ -539,7 +741,7 @@ impl PuctSearch {
             started.elapsed().as_secs_f64(),
             node.visits,
         );
-        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget));
+        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget, false));
         Choice {
             mv: node.mv,
             losing: trusted.then_some(win_rate < self.settings.resign_threshold),
@@ -570,52 +772,87 @@ impl PuctSearch {
     /// Under area scoring a pass is played only on a settled board, as tengen's own search
     /// plays it: before that, the most visited move whose win rate is close to the pass's.
     fn instead_of_pass(&self, game: &Game, best: usize, ranked: &[usize]) -> usize {
-        let nodes = &self.tree.nodes;
-        if nodes[best].mv != Move::Pass
+        let child = |edge: usize| self.tree.child(ROOT, edge);
+        if child(best).mv != Move::Pass
             || game.rules().scoring != Scoring::Area
             || is_settled(game.board())
         {
             return best;
         }
-        let floor = nodes[best].win_rate() - f64::from(PASS_MARGIN);
+        let floor = child(best).win_rate() - f64::from(PASS_MARGIN);
         ranked
             .iter()
             .copied()
-            .find(|&id| {
-                nodes[id].mv != Move::Pass && nodes[id].visits > 0 && nodes[id].win_rate() >= floor
+            .find(|&edge| {
+                let node = child(edge);
+                node.mv != Move::Pass && node.visits > 0 && node.win_rate() >= floor
             })
             .unwrap_or(best)
     }
 
-    /// The last search's tree under the moves played since, when it holds `game` with
-    /// `color` to move (the same first position, rules and moves before).
-    fn reused_tree(&mut self, game: &Game, color: Color) -> Option<Tree> {
-        let RootGame {
+    /// Cuts the last search's tree down to its subtree under the moves played since, when
+    /// that holds `game` with `color` to move (the same first position, rules and moves
+    /// before); false when it does not.
+    fn reuse_tree(&mut self, game: &Game, color: Color) -> bool {
+        let Some(RootGame {
             initial,
             rules,
             moves,
-        } = self.reusable.take()?;
+        }) = self.reusable.take()
+        else {
+            return false;
+        };
         if initial != game.initial_board().hash()
             || rules != *game.rules()
             || !game.moves().starts_with(&moves)
         {
-            return None;
+            return false;
         }
-        let nodes = &self.tree.nodes;
+        let tree = &self.tree;
         let mut at = ROOT;
         for &(mover, mv) in &game.moves()[moves.len()..] {
-            at = nodes[at]
-                .children()
-                .find(|&id| nodes[id].mv == mv && nodes[id].mover == mover)?;
+            let Some(child) = tree.nodes[at]
+                .edges()
+                .filter_map(|edge| tree.edges[edge].node())
+                .find(|&id| tree.nodes[id].mv == mv && tree.nodes[id].mover == mover)
+            else {
+                return false;
+            };
+            at = child;
         }
-        (nodes[at].mover == color.opponent() && nodes[at].expanded && nodes[at].visits > 0)
-            .then(|| self.tree.subtree(at))
+        let node = &tree.nodes[at];
+        if node.mover != color.opponent() || !node.expanded || node.visits == 0 {
+            return false;
+        }
+        self.tree.keep_subtree(at);
+        true
+    }
+
+    /// The visits asked of a search under `budget`: the budget's, else for a move (not an
+    /// analysis, which runs until it is stopped, as the playout search's does) the level's.
+    fn visits_asked(&self, budget: &Budget, analysis: bool) -> Option<u64> {
+        if analysis {
+            budget.playouts
+        } else {
+            budget.playouts.or(self.settings.playouts)
+        }
+    }
+
+    /// The leaves a thread evaluates in one batch under `budget`: one at a time when a number
+    /// of visits ends the search.
+    fn leaf_batch_for(&self, budget: &Budget, analysis: bool) -> usize {
+        if self.visits_asked(budget, analysis).is_some() {
+            1
+        } else {
+            self.leaf_batch
+        }
     }
 
     /// The visits a search makes at most under `budget`.
-    fn visits_for(&self, budget: &Budget) -> u64 {
-        match (budget.playouts.or(self.settings.playouts), budget.deadline) {
+    fn visits_for(&self, budget: &Budget, analysis: bool) -> u64 {
+        match (self.visits_asked(budget, analysis), budget.deadline) {
             (Some(n), _) => n.max(1),
+            (None, _) if analysis => u64::MAX,
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_VISITS,
         }
@@ -644,6 +881,7 @@ impl PuctSearch {
             center: 0.0,
             sqrt_area: (size * size) as f64,
             moves_ownership,
+            leaf_batch: self.leaf_batch_for(budget, report.is_some()),
         };
         run.sqrt_area = run.sqrt_area.sqrt();
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -651,44 +889,48 @@ impl PuctSearch {
         let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
         let reused = if fresh {
             self.reusable = None;
-            None
+            false
         } else {
-            self.reused_tree(game, color)
+            self.reuse_tree(game, color)
         };
-        self.last_reused = reused.as_ref().map_or(0, |t| t.nodes[ROOT].visits);
-        let (tree, has_children) = match reused {
-            Some(tree) => {
-                let root = &tree.nodes[ROOT];
-                run.center = root.lead / f64::from(root.visits);
-                let has_children = root.child_count > 0;
-                (tree, has_children)
-            }
-            None => {
-                let mut tree = Tree::new(color.opponent());
-                let root_eval = run.evaluate(game, &run.position, color, rng.random_range(0..8));
-                run.center = root_eval.value.score;
-                let children: Vec<(Move, f32)> = root_eval
-                    .children
-                    .iter()
-                    .copied()
-                    .filter(|(mv, _)| {
-                        (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv)
-                    })
-                    .collect();
-                tree.expand(ROOT, &children, moves_ownership);
-                tree.nodes[ROOT].in_flight = 1;
-                tree.back_up(
-                    &[ROOT],
-                    root_eval.value,
-                    run.utility(root_eval.value),
-                    root_eval.ownership.as_deref(),
-                );
-                (tree, !children.is_empty())
-            }
+        let has_children = if reused {
+            let root = &self.tree.nodes[ROOT];
+            self.last_reused = root.visits;
+            run.center = root.lead / f64::from(root.visits);
+            root.edge_count > 0
+        } else {
+            self.last_reused = 0;
+            let tree = &mut self.tree;
+            tree.restart(color.opponent(), size * size);
+            let root = Leaf {
+                path: vec![ROOT],
+                game: game.clone(),
+                position: run.position.clone(),
+                to_move: color,
+            };
+            let Some(root_eval) = run.evaluate(&[root], &[rng.random_range(0..8)]).pop() else {
+                return 0;
+            };
+            run.center = root_eval.value.score;
+            let children: Vec<(Move, f32)> = root_eval
+                .children
+                .iter()
+                .copied()
+                .filter(|(mv, _)| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv))
+                .collect();
+            tree.expand(ROOT, &children, moves_ownership);
+            tree.nodes[ROOT].in_flight = 1;
+            tree.back_up(
+                &[ROOT],
+                root_eval.value,
+                run.utility(root_eval.value),
+                root_eval.ownership.as_deref(),
+            );
+            !children.is_empty()
         };
-        let max_visits = self.visits_for(budget);
+        let max_visits = self.visits_for(budget, report.is_some());
         let threads = super::thread_count(self.settings.threads);
-        let shared = Mutex::new(tree);
+        let shared = Mutex::new(std::mem::take(&mut self.tree));
         let mut next_report = Instant::now() + report.as_ref().map_or(Default::default(), |r| r.0);
         loop {
             let chunk_end = report.as_ref().map(|_| next_report);
@@ -698,7 +940,7 @@ impl PuctSearch {
                     let seed = self.seed ^ (thread as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
                     scope.spawn(move || {
                         let mut rng = SmallRng::seed_from_u64(seed);
-                        while visit(run, shared, &mut rng, max_visits, budget, chunk_end) {}
+                        while visit_batch(run, shared, &mut rng, max_visits, budget, chunk_end) {}
                     });
                 }
             });
@@ -756,7 +998,7 @@ impl PuctSearch {
         let color = self.color;
         let to_color = sign(color) as f32;
         let mean_ownership = |node: &Node| {
-            node.ownership.as_ref().filter(|o| !o.is_empty()).map(|o| {
+            node.ownership.as_ref().filter(|_| node.owned > 0).map(|o| {
                 o.iter()
                     .map(|&s| to_color * (s / f64::from(node.owned.max(1))) as f32)
                     .collect::<Vec<f32>>()
@@ -765,6 +1007,7 @@ impl PuctSearch {
         let moves: Vec<MoveInfo> = tree
             .ranked_root_children()
             .into_iter()
+            .filter_map(|edge| tree.edges[edge].node())
             .filter(|&id| tree.nodes[id].visits > 0)
             .enumerate()
             .map(|(order, id)| {
@@ -810,7 +1053,7 @@ fn clearly_ahead_after_target(tree: &Tree, budget: &Budget) -> bool {
         return false;
     }
     let ranked = tree.ranked_root_children();
-    let visits = |i: usize| ranked.get(i).map_or(0, |&id| tree.nodes[id].visits);
+    let visits = |i: usize| ranked.get(i).map_or(0, |&edge| tree.edge_visits(edge));
     visits(0) >= 2 * visits(1)
 }
 
@@ -819,10 +1062,10 @@ fn lock(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
     tree.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One visit: down the tree by PUCT (virtual losses on the way), the leaf evaluated without
-/// the lock, then expanded and backed up. False when the search is over (its visits, its
-/// budget, or `until`).
-fn visit(
+/// One round of visits: up to `run.leaf_batch` descents down the tree by PUCT (virtual losses
+/// on the way), the leaves evaluated together without the lock, then expanded and backed up.
+/// False when the search is over (its visits, its budget, or `until`).
+fn visit_batch(
     run: &Run<'_>,
     shared: &Mutex<Tree>,
     rng: &mut SmallRng,
@@ -833,58 +1076,73 @@ fn visit(
     if budget.expired() || until.is_some_and(|t| Instant::now() >= t) {
         return false;
     }
-    let mut game = run.game.clone();
-    let mut position = run.position.clone();
-    let mut path = vec![ROOT];
-    let mut to_move: Color;
+    let mut leaves = Vec::with_capacity(run.leaf_batch);
     {
         let mut tree = lock(shared);
-        let root = &tree.nodes[ROOT];
-        if u64::from(root.visits + root.in_flight) >= max_visits
-            || root.child_count == 0
-            || tree.is_full()
-        {
-            return false;
-        }
-        if clearly_ahead_after_target(&tree, budget) {
-            return false;
-        }
-        tree.nodes[ROOT].in_flight += 1;
-        to_move = tree.nodes[ROOT].mover.opponent();
-        let mut at = ROOT;
-        while tree.nodes[at].expanded && game.trailing_passes() < 2 {
-            let Some(child) = tree.select(at) else {
+        while leaves.len() < run.leaf_batch {
+            let Some(leaf) = descend(run, &mut tree, max_visits, budget) else {
                 break;
             };
-            let (mover, mv) = (tree.nodes[child].mover, tree.nodes[child].mv);
-            if game.play(mover, mv).is_err() {
-                break;
-            }
-            tree.nodes[child].in_flight += 1;
-            path.push(child);
-            at = child;
-            position.play(mover, mv);
-            to_move = mover.opponent();
+            leaves.push(leaf);
         }
     }
-    let evaluation = run.evaluate(&game, &position, to_move, rng.random_range(0..8));
-    let utility = run.utility(evaluation.value);
+    if leaves.is_empty() {
+        return false;
+    }
+    let symmetries: Vec<usize> = leaves.iter().map(|_| rng.random_range(0..8)).collect();
+    let evaluations = run.evaluate(&leaves, &symmetries);
     let mut tree = lock(shared);
-    let leaf = path[path.len() - 1];
-    if !evaluation.children.is_empty() {
-        tree.expand(
-            leaf,
-            &evaluation.children,
-            run.moves_ownership && leaf == ROOT,
+    for (leaf, evaluation) in leaves.iter().zip(evaluations) {
+        let at = leaf.path[leaf.path.len() - 1];
+        if !evaluation.children.is_empty() {
+            tree.expand(at, &evaluation.children, run.moves_ownership && at == ROOT);
+        }
+        tree.back_up(
+            &leaf.path,
+            evaluation.value,
+            run.utility(evaluation.value),
+            evaluation.ownership.as_deref(),
         );
     }
-    tree.back_up(
-        &path,
-        evaluation.value,
-        utility,
-        evaluation.ownership.as_deref(),
-    );
     true
+}
+
+/// One descent from the root to a leaf by PUCT, a visit in flight on each node of the way;
+/// none when the search has its visits (those in flight counted), the tree is full or the
+/// budget's target has passed with a clear best move.
+fn descend(run: &Run<'_>, tree: &mut Tree, max_visits: u64, budget: &Budget) -> Option<Leaf> {
+    let root = &tree.nodes[ROOT];
+    if u64::from(root.visits + root.in_flight) >= max_visits
+        || root.edge_count == 0
+        || tree.is_full()
+        || clearly_ahead_after_target(tree, budget)
+    {
+        return None;
+    }
+    let mut leaf = Leaf {
+        path: vec![ROOT],
+        game: run.game.clone(),
+        position: run.position.clone(),
+        to_move: tree.nodes[ROOT].mover.opponent(),
+    };
+    tree.nodes[ROOT].in_flight += 1;
+    let mut at = ROOT;
+    while tree.nodes[at].expanded && leaf.game.trailing_passes() < 2 {
+        let Some(edge) = tree.select(at) else {
+            break;
+        };
+        let (mover, mv) = (tree.nodes[at].mover.opponent(), tree.edges[edge].mv());
+        if leaf.game.play(mover, mv).is_err() {
+            break;
+        }
+        let child = tree.child_node(at, edge);
+        tree.nodes[child].in_flight += 1;
+        leaf.path.push(child);
+        at = child;
+        leaf.position.play(mover, mv);
+        leaf.to_move = mover.opponent();
+    }
+    Some(leaf)
 }
 
 #[cfg(test)]

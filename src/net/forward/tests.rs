@@ -476,3 +476,52 @@ fn threads_share_one_net() {
         }
     });
 }
+
+/// A batch through the cache: each output is the one evaluated alone (to within the batched
+/// pass's rounding), a position the cache holds is taken from it, and every lookup is
+/// counted.
+#[test]
+fn a_cached_batch_gives_what_each_position_gives_alone() {
+    let model = synthetic::net(15, true, synthetic::seed(15));
+    let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+    let boards: Vec<Features> = [5.5, 6.5, 7.5]
+        .iter()
+        .map(|&komi| empty_board(9, komi))
+        .collect();
+    let kept = net.evaluate_cached(&boards[2], 1, 0.2);
+    let inputs: Vec<(&Features, usize)> = vec![
+        (&boards[0], 0),
+        (&boards[1], 5),
+        (&boards[2], 3),
+        (&boards[1], 5),
+    ];
+    let outs = net.evaluate_cached_batch(&inputs, 0.2);
+    assert_eq!(outs.len(), 4);
+    assert!(
+        Arc::ptr_eq(&outs[2], &kept),
+        "the kept evaluation, under its symmetry"
+    );
+    for i in [0, 1, 3] {
+        let (out, (features, symmetry)) = (&outs[i], inputs[i]);
+        let alone = net.evaluate(features, symmetry, 0.2);
+        assert_eq!(out.symmetry, symmetry);
+        let pairs = out
+            .policy
+            .iter()
+            .chain(&out.white_ownership)
+            .zip(alone.policy.iter().chain(&alone.white_ownership))
+            .chain([
+                (&out.white_win, &alone.white_win),
+                (&out.white_lead, &alone.white_lead),
+            ]);
+        for (a, b) in pairs {
+            assert!(
+                (a - b).abs() < 1e-5 || (a.is_nan() && b.is_nan()),
+                "{a} vs {b}"
+            );
+        }
+    }
+    // One lookup for the first evaluation, four for the batch: the kept position is the one
+    // hit (the batch looks all up before it evaluates, so the repeat misses too).
+    assert_eq!(net.cache().hits_and_misses(), (1, 4));
+}

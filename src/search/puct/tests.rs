@@ -4,9 +4,9 @@ use std::time::Duration;
 use super::*;
 use crate::game::Rules;
 
-/// A root (Black to move) with children of `priors`, none visited.
+/// A root (Black to move) on 9x9 with children of `priors`, none visited.
 fn toy(priors: &[f32]) -> Tree {
-    let mut tree = Tree::new(Color::White);
+    let mut tree = Tree::new(Color::White, 81, TREE_BYTES);
     let children: Vec<(Move, f32)> = priors
         .iter()
         .enumerate()
@@ -29,30 +29,110 @@ fn back_up(tree: &mut Tree, path: &[usize], winloss: f64) {
     tree.back_up(path, value, winloss, None);
 }
 
+/// The moves of the children of `at`, and the visits of those that have a node.
+fn shape(tree: &Tree, at: usize) -> Vec<(Move, Option<u32>)> {
+    tree.nodes[at]
+        .edges()
+        .map(|e| {
+            let edge = tree.edges[e];
+            (edge.mv(), edge.node().map(|id| tree.nodes[id].visits))
+        })
+        .collect()
+}
+
 #[test]
-fn a_full_tree_expands_no_more_and_its_reused_part_keeps_its_shape() {
+fn an_edge_keeps_its_move_and_prior_in_eight_bytes() {
+    assert_eq!(size_of::<Edge>(), 8);
+    for mv in [
+        Move::Pass,
+        Move::Play(Point::new(19, 0, 0)),
+        Move::Play(Point::new(25, 24, 24)),
+    ] {
+        let edge = Edge::new(mv, 0.25);
+        assert_eq!((edge.mv(), edge.node()), (mv, None));
+        assert_eq!(f32::from_bits(edge.slot), 0.25);
+    }
+}
+
+#[test]
+fn only_a_visited_child_gets_a_node() {
     let mut tree = toy(&[0.5, 0.3, 0.2]);
-    tree.expand(2, &[(Move::Pass, 1.0)], false);
-    back_up(&mut tree, &[ROOT, 2, 4], 1.0);
-    // The subtree under the second move: that move's child is the pass.
-    let sub = tree.subtree(2);
-    assert_eq!(sub.nodes.len(), 2);
-    assert_eq!(sub.nodes[ROOT].children().collect::<Vec<_>>(), vec![1]);
-    assert_eq!(sub.nodes[1].mv, Move::Pass);
-    assert_eq!(sub.nodes[1].visits, 1);
-    assert!(!tree.is_full());
-    let filler = tree.nodes[1].clone();
-    tree.nodes.resize(MAX_TREE_NODES - 1, filler);
-    assert!(tree.is_full());
-    tree.expand(3, &[(Move::Pass, 0.5), (Move::Pass, 0.5)], false);
-    assert_eq!(tree.nodes[3].child_count, 0, "no room for two more nodes");
-    assert_eq!(tree.nodes.len(), MAX_TREE_NODES - 1);
+    assert_eq!((tree.nodes.len(), tree.edges.len()), (1, 3));
+    let child = tree.child_node(ROOT, 1);
+    assert_eq!(tree.child_node(ROOT, 1), child, "made once");
+    assert_eq!(tree.nodes.len(), 2);
+    let node = &tree.nodes[child];
+    assert_eq!(
+        (node.mv, node.mover, node.prior),
+        (Move::Play(Point::new(9, 1, 0)), Color::Black, 0.3)
+    );
+    assert_eq!(tree.child(ROOT, 1).prior, 0.3);
+    assert_eq!(tree.child(ROOT, 2).prior, 0.2);
+    assert_eq!(tree.child(ROOT, 2).mover, Color::Black);
+}
+
+#[test]
+fn keeping_a_subtree_moves_its_nodes_and_edges_down_in_place() {
+    // Root edges A, B, C; B's node made first, then A's; A expanded before B, so B's edge
+    // block lies after A's. B's children: a pass (visited, then expanded) and D (not).
+    let mut tree = toy(&[0.5, 0.3, 0.2]);
+    let b = tree.child_node(ROOT, 1);
+    let a = tree.child_node(ROOT, 0);
+    tree.expand(a, &[(Move::Pass, 1.0)], false);
+    let d = Move::Play(Point::new(9, 3, 3));
+    tree.expand(b, &[(Move::Pass, 0.6), (d, 0.4)], false);
+    let a_pass = tree.child_node(a, tree.nodes[a].edges().start);
+    let b_pass = tree.child_node(b, tree.nodes[b].edges().start);
+    tree.expand(b_pass, &[(d, 1.0)], false);
+    let b_pass_d = tree.child_node(b_pass, tree.nodes[b_pass].edges().start);
+    back_up(&mut tree, &[ROOT, a, a_pass], 1.0);
+    back_up(&mut tree, &[ROOT, b], 1.0);
+    back_up(&mut tree, &[ROOT, b, b_pass], 1.0);
+    back_up(&mut tree, &[ROOT, b, b_pass, b_pass_d], -1.0);
+    let before = tree.principal_variation(b);
+    tree.keep_subtree(b);
+    // B, its pass and that pass's D: three nodes, B's two edges and the pass's one.
+    assert_eq!(tree.nodes.len(), 3);
+    assert_eq!(tree.edges.len(), 3);
+    assert_eq!(tree.nodes[ROOT].mv, Move::Play(Point::new(9, 1, 0)));
+    assert_eq!(tree.nodes[ROOT].visits, 3);
+    assert_eq!(shape(&tree, ROOT), vec![(Move::Pass, Some(2)), (d, None)]);
+    let pass = tree.edges[tree.nodes[ROOT].edges().start].node().unwrap();
+    assert_eq!(shape(&tree, pass), vec![(d, Some(1))]);
+    assert_eq!(tree.principal_variation(ROOT), before);
+    assert_eq!(
+        tree.bytes(),
+        3 * size_of::<Node>() + 3 * size_of::<Edge>() + 81 * 8
+    );
+    // It searches on from there: a new child comes after its parent.
+    let d_child = tree.child_node(ROOT, 1);
+    assert_eq!(d_child, 3);
+}
+
+#[test]
+fn a_tree_takes_no_more_than_its_bytes() {
+    // Room for the root, its ownership and 100 edges (9x9: 82 edges an expansion).
+    let budget = size_of::<Node>() + 81 * 8 + 100 * size_of::<Edge>();
+    let mut tree = Tree::new(Color::White, 81, budget);
+    let moves: Vec<(Move, f32)> = (0..82)
+        .map(|i| (Move::Play(Point::new(9, i % 9, i / 9 % 9)), 1.0 / 82.0))
+        .collect();
+    assert!(tree.is_full(), "a visit may need more than is left");
+    tree.expand(ROOT, &moves, false);
+    assert_eq!(tree.nodes[ROOT].edge_count, 82);
+    let child = tree.child_node(ROOT, 0);
+    tree.expand(child, &moves, false);
+    assert!(!tree.nodes[child].expanded, "no room for 82 more edges");
+    assert!(tree.bytes() <= budget);
+    tree.budget = tree.bytes() + 82 * size_of::<Edge>();
+    tree.expand(child, &moves, false);
+    assert_eq!(tree.nodes[child].edge_count, 82, "room for exactly 82");
 }
 
 #[test]
 fn an_unvisited_root_picks_the_highest_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
-    assert_eq!(tree.select(ROOT), Some(2));
+    assert_eq!(tree.select(ROOT), Some(1));
 }
 
 #[test]
@@ -60,12 +140,13 @@ fn backing_up_counts_a_win_for_the_player_who_moved() {
     let mut tree = toy(&[0.5, 0.5]);
     // A White win through Black's first move: that move lost for Black, the root (White's
     // view, White having "moved" into it) won.
-    back_up(&mut tree, &[ROOT, 1], 1.0);
-    assert_eq!(tree.nodes[1].visits, 1);
-    assert_eq!(tree.nodes[1].in_flight, 0);
-    assert_eq!(tree.nodes[1].win_rate(), 0.0);
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], 1.0);
+    assert_eq!(tree.nodes[first].visits, 1);
+    assert_eq!(tree.nodes[first].in_flight, 0);
+    assert_eq!(tree.nodes[first].win_rate(), 0.0);
     assert_eq!(tree.nodes[ROOT].win_rate(), 1.0);
-    assert_eq!(tree.nodes[1].mover_utility(), -1.0);
+    assert_eq!(tree.nodes[first].mover_utility(), -1.0);
 }
 
 #[test]
@@ -73,13 +154,15 @@ fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
     let mut tree = toy(&[0.6, 0.4]);
     back_up(&mut tree, &[ROOT], 0.0);
     // Black loses every visit through its favourite: it turns to the other move.
-    back_up(&mut tree, &[ROOT, 1], 1.0);
-    assert_eq!(tree.select(ROOT), Some(2));
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], 1.0);
+    assert_eq!(tree.select(ROOT), Some(1));
     // With wins instead it stays.
     let mut tree = toy(&[0.6, 0.4]);
     back_up(&mut tree, &[ROOT], 0.0);
-    back_up(&mut tree, &[ROOT, 1], -1.0);
-    assert_eq!(tree.select(ROOT), Some(1));
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], -1.0);
+    assert_eq!(tree.select(ROOT), Some(0));
 }
 
 #[test]
@@ -92,21 +175,25 @@ fn first_play_urgency_is_the_parent_value_less_the_reduction() {
     let setup = |white_value: f64| {
         let mut tree = toy(&[0.64, 0.36]);
         back_up(&mut tree, &[ROOT], 0.0);
-        back_up(&mut tree, &[ROOT, 1], white_value);
+        let first = tree.child_node(ROOT, 0);
+        back_up(&mut tree, &[ROOT, first], white_value);
         tree
     };
-    assert_eq!(setup(0.0).select(ROOT), Some(1));
-    assert_eq!(setup(0.1).select(ROOT), Some(2));
+    assert_eq!(setup(0.0).select(ROOT), Some(0));
+    assert_eq!(setup(0.1).select(ROOT), Some(1));
 }
 
 #[test]
 fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
     let mut tree = toy(&[0.5, 0.5]);
     back_up(&mut tree, &[ROOT], 0.0);
-    back_up(&mut tree, &[ROOT, 1], 0.0);
-    back_up(&mut tree, &[ROOT, 2], 0.0);
+    for edge in 0..2 {
+        let child = tree.child_node(ROOT, edge);
+        back_up(&mut tree, &[ROOT, child], 0.0);
+    }
     let first = tree.select(ROOT).unwrap();
-    tree.nodes[first].in_flight += 1;
+    let child = tree.child_node(ROOT, first);
+    tree.nodes[child].in_flight += 1;
     let second = tree.select(ROOT).unwrap();
     assert_ne!(first, second);
 }
@@ -256,11 +343,12 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     assert_eq!(search.last_reused, 0);
     let tree = &search.tree;
     let after_first = tree.nodes[ROOT]
-        .children()
+        .edges()
+        .filter_map(|edge| tree.edges[edge].node())
         .find(|&id| tree.nodes[id].mv == first)
         .expect("the move played is a root child");
-    let reply = tree.ranked_children(after_first)[0];
-    let (reply, reply_visits) = (tree.nodes[reply].mv, tree.nodes[reply].visits);
+    let reply = tree.child(after_first, tree.ranked_children(after_first)[0]);
+    let (reply, reply_visits) = (reply.mv, reply.visits);
     assert!(reply_visits >= 2);
     game.play(Color::Black, first).unwrap();
     game.play(Color::White, reply).unwrap();
@@ -278,9 +366,97 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
 }
 
 #[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_stops_when_its_tree_has_no_more_room() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let mut search = net_search(5_000, 2);
+    let budget = 100_000;
+    search.tree.budget = budget;
+    let choice = search.choose(&game, Color::Black, &Budget::default());
+    assert!(choice.searched);
+    let tree = &search.tree;
+    assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
+    assert!(tree.is_full());
+    // A visit takes a node and an edge a legal move (88 + 8 * 82 bytes at most): the tree
+    // holds at least the visits that fill it.
+    let visits = tree.nodes[ROOT].visits;
+    let most_a_visit = (size_of::<Node>() + 82 * size_of::<Edge>()) as u32;
+    assert!(
+        visits >= (budget as u32 - 3 * most_a_visit) / most_a_visit,
+        "{visits}"
+    );
+    assert!(visits < 200, "{visits}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
+    let settings = SearchSettings {
+        threads: 2,
+        seed: Some(1),
+        ..SearchSettings::default()
+    };
+    let mut search = PuctSearch::new(real_net(), settings);
+    let on_the_clock = Budget {
+        deadline: Some(Instant::now() + Duration::from_secs(60)),
+        ..Budget::default()
+    };
+    let fixed = Budget {
+        playouts: Some(100),
+        ..on_the_clock.clone()
+    };
+    assert_eq!(search.leaf_batch_for(&on_the_clock, false), LEAF_BATCH);
+    assert_eq!(search.leaf_batch_for(&fixed, false), 1);
+    // The tree's room (not the clock) ends the search, after a hundred visits or so.
+    search.tree.budget = 100_000;
+    let game = Game::new(9, Rules::chinese(7.5));
+    assert!(search.choose(&game, Color::Black, &on_the_clock).searched);
+    let tree = &search.tree;
+    assert!(tree.is_full());
+    assert!(
+        tree.nodes.iter().all(|n| n.in_flight == 0),
+        "a visit left in flight"
+    );
+    let below: u32 = tree.nodes[ROOT].edges().map(|e| tree.edge_visits(e)).sum();
+    assert_eq!(
+        tree.nodes[ROOT].visits,
+        below + 1,
+        "every visit but the root's own"
+    );
+    assert!(below >= 100, "{below}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let request = AnalysisRequest {
+        color: Color::Black,
+        interval: Duration::from_secs(3600),
+        allow: Vec::new(),
+        avoid: Vec::new(),
+        ownership: false,
+        moves_ownership: false,
+        budget: Budget::default(),
+    };
+    // The level's 30 visits are a move's; the tree's room ends this analysis.
+    let mut search = net_search(30, 1);
+    search.tree.budget = 100_000;
+    assert_eq!(search.leaf_batch_for(&request.budget, true), LEAF_BATCH);
+    let mut last = None;
+    search.analyze(&game, &request, |report| {
+        last = Some(report.clone());
+        true
+    });
+    let last = last.expect("a report");
+    assert!(last.last && last.root.visits > 100, "{}", last.root.visits);
+    assert!(search.tree.is_full());
+}
+
+#[test]
 fn unvisited_children_rank_by_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
-    assert_eq!(tree.ranked_root_children(), vec![2, 1, 3]);
+    assert_eq!(tree.ranked_root_children(), vec![1, 0, 2]);
 }
 
 #[test]
@@ -310,7 +486,7 @@ fn pondering_leaves_a_tree_for_the_next_move() {
     };
     assert_eq!(search.ponder(&game, &ponder_budget), 200);
     let tree = &search.tree;
-    let reply = tree.nodes[tree.ranked_root_children()[0]].mv;
+    let reply = tree.edges[tree.ranked_root_children()[0]].mv();
     game.play(Color::White, reply).unwrap();
     search.choose(&game, Color::Black, &Budget::default());
     assert!(search.last_reused() >= 20, "{}", search.last_reused());
