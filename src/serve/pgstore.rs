@@ -15,6 +15,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use postgres::error::SqlState;
+use postgres::types::Type;
 use postgres::{Client, GenericClient, IsolationLevel, NoTls};
 use r2d2_postgres::PostgresConnectionManager;
 use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
@@ -420,9 +421,9 @@ fn int(n: usize) -> Result<i32, StoreError> {
 /// time is made, whichever server makes it); its result (none while unfinished), or
 /// [`StoreErrorKind::Missing`] if it is not there.
 fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<Option<String>, StoreError> {
-    match tx.query_opt(
+    match tx.query_typed_opt(
         "SELECT result FROM games WHERE key = $1 FOR UPDATE",
-        &[&key],
+        &[(&key, Type::TEXT)],
     )? {
         Some(row) => Ok(row.try_get(0)?),
         None => Err(StoreError::missing(key)),
@@ -432,11 +433,11 @@ fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<Option<String>, S
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
 fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
     let held: i32 = tx
-        .query_one(
+        .query_typed_one(
             "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1",
-            &[&key],
+            &[(&key, Type::TEXT)],
         )?
-        .get(0);
+        .try_get(0)?;
     if i64::from(held) != count as i64 {
         return Err(StoreError::taken(format!(
             "game {key} has {held} moves, not {count}: another server changed it"
@@ -458,10 +459,14 @@ fn insert_moves(
     let numbers = (first..first + moves.len())
         .map(int)
         .collect::<Result<Vec<i32>, _>>()?;
-    tx.execute(
+    tx.execute_typed(
         "INSERT INTO moves (key, number, move)
          SELECT $1, n, m FROM unnest($2::integer[], $3::text[]) AS t(n, m)",
-        &[&key, &numbers, &moves],
+        &[
+            (&key, Type::TEXT),
+            (&numbers, Type::INT4_ARRAY),
+            (&moves, Type::TEXT_ARRAY),
+        ],
     )?;
     Ok(())
 }
@@ -474,13 +479,16 @@ fn set_ending(
     ending: Option<&Ending>,
     now: u64,
 ) -> Result<(), StoreError> {
-    let changed = tx.execute(
+    let changed = tx.execute_typed(
         "UPDATE games SET result = $2, dead = $3, last_active = $4 WHERE key = $1",
         &[
-            &key,
-            &ending.map(|e| e.result.as_str()),
-            &ending.map_or(String::new(), |e| e.dead.join(" ")),
-            &(now as i64),
+            (&key, Type::TEXT),
+            (&ending.map(|e| e.result.as_str()), Type::TEXT),
+            (
+                &ending.map_or(String::new(), |e| e.dead.join(" ")),
+                Type::TEXT,
+            ),
+            (&(now as i64), Type::INT8),
         ],
     )?;
     if changed == 0 {
@@ -515,7 +523,7 @@ impl Store for PgStore {
         let row = self
             .pool
             .get_timeout(COUNT_TIMEOUT)?
-            .query_one(COUNT_REQUEST, &[&client, &most])?;
+            .query_typed_one(COUNT_REQUEST, &[(&client, Type::TEXT), (&most, Type::INT4)])?;
         let admitted: bool = row.try_get(0)?;
         let wait: f64 = row.try_get(1)?;
         Ok((!admitted).then(|| Duration::from_secs_f64(wait.clamp(0.001, 1.0))))
