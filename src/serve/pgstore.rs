@@ -62,6 +62,27 @@ const COUNT_REQUEST: &str = "
     )
     SELECT EXISTS (SELECT 1 FROM counted), (SELECT 1.0 - (at - second) FROM clock)";
 
+/// A move (or a move and the AI's reply) appended in one statement, so in one round trip and one
+/// commit: game $1's row locked, and the moves $2 (numbers) / $3 (moves) inserted and the ending
+/// ($5 result, $6 dead stones) and last use ($7) set only if it is unfinished and holds $4
+/// moves. Its one row (none: no such game) says what it found. Two servers appending the same
+/// number at once: the `(key, number)` key refuses the second.
+const APPEND: &str = "
+    WITH game AS (
+        SELECT result, (SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1) AS held
+        FROM games WHERE key = $1 FOR UPDATE
+    ), inserted AS (
+        INSERT INTO moves (key, number, move)
+        SELECT $1, n, m FROM game, unnest($2::integer[], $3::text[]) AS t(n, m)
+        WHERE game.result IS NULL AND game.held = $4
+        RETURNING 1
+    ), updated AS (
+        UPDATE games SET result = $5, dead = $6, last_active = $7
+        FROM game WHERE games.key = $1 AND game.result IS NULL AND game.held = $4
+        RETURNING 1
+    )
+    SELECT result, held FROM game";
+
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
 const MIGRATION_LOCK: i64 = 0x7465_6e67_656e;
@@ -438,6 +459,11 @@ fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(
             &[(&key, Type::TEXT)],
         )?
         .try_get(0)?;
+    holds(key, held, count)
+}
+
+/// Fails with [`StoreErrorKind::Taken`] unless `held`, the moves game `key` holds, is `count`.
+fn holds(key: &str, held: i32, count: usize) -> Result<(), StoreError> {
     if i64::from(held) != count as i64 {
         return Err(StoreError::taken(format!(
             "game {key} has {held} moves, not {count}: another server changed it"
@@ -610,16 +636,33 @@ impl Store for PgStore {
     }
 
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
-        let mut conn = self.conn()?;
-        let mut tx = conn.transaction()?;
-        if let Some(result) = lock_game(&mut tx, key)? {
+        let count = moves.first.saturating_sub(1);
+        let numbers = (moves.first..moves.first + moves.moves.len())
+            .map(int)
+            .collect::<Result<Vec<i32>, _>>()?;
+        let ending = moves.ending.as_ref();
+        let found = self.conn()?.query_typed_opt(
+            APPEND,
+            &[
+                (&key, Type::TEXT),
+                (&numbers, Type::INT4_ARRAY),
+                (&moves.moves, Type::TEXT_ARRAY),
+                (&int(count)?, Type::INT4),
+                (&ending.map(|e| e.result.as_str()), Type::TEXT),
+                (
+                    &ending.map_or(String::new(), |e| e.dead.join(" ")),
+                    Type::TEXT,
+                ),
+                (&(now as i64), Type::INT8),
+            ],
+        )?;
+        let Some(found) = found else {
+            return Err(StoreError::missing(key));
+        };
+        if let Some(result) = found.try_get::<_, Option<String>>(0)? {
             return Err(ended(key, &result));
         }
-        check_count(&mut tx, key, moves.first.saturating_sub(1))?;
-        insert_moves(&mut tx, key, moves.first, &moves.moves)?;
-        set_ending(&mut tx, key, moves.ending.as_ref(), now)?;
-        tx.commit()?;
-        Ok(())
+        holds(key, found.try_get(1)?, count)
     }
 
     fn truncate(
