@@ -1,6 +1,7 @@
 //! The opening book through the real binary: `genmove` at the `mcts` level answers from the
-//! shipped 9x9 book only when the komi is the book's, `book = false` turns it off, and `tengen
-//! book show` prints a position's moves.
+//! shipped 9x9 book only when the komi is the book's, `book = false` turns it off, a level with
+//! a net plays from it only when it says `book = true`, and `tengen book show` prints a
+//! position's moves.
 
 mod common;
 
@@ -12,9 +13,18 @@ use tengen::board::{Color, Move};
 use tengen::book;
 use tengen::game::{Game, Rules};
 
-/// A seeded one-thread mcts level with few playouts, and the same without the book.
+/// A seeded one-thread mcts level with few playouts, and the same without the book; the
+/// same with the test net, by default and with the book.
 const LEVELS: &str = "[levels.seeded]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\n\n\
-                      [levels.bookless]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\nbook = false\n";
+                      [levels.bookless]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\nbook = false\n\n\
+                      [levels.net]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\n\n\
+                      [levels.netbook]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\nbook = true\n";
+
+/// [`LEVELS`] with the test net's path.
+fn levels() -> String {
+    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+    LEVELS.replace("NET", &net.display().to_string())
+}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tengen-book-{}-{name}", std::process::id()));
@@ -57,7 +67,7 @@ fn book_openings() -> Vec<String> {
 fn genmove_plays_from_the_book_only_where_it_fits() {
     let dir = scratch("genmove");
     let config = dir.join("engines.toml");
-    std::fs::write(&config, LEVELS).unwrap();
+    std::fs::write(&config, levels()).unwrap();
     let openings = book_openings();
     assert!(!openings.is_empty());
 
@@ -78,6 +88,15 @@ fn genmove_plays_from_the_book_only_where_it_fits() {
     let (_, log) = first_move(&config, "bookless", "7");
     assert!(!log.contains("book: "), "{log}");
     assert!(log.contains("playouts in"), "{log}");
+
+    // With a net the search plays, unless the level asks for the book.
+    let (_, log) = first_move(&config, "net", "7");
+    assert!(!log.contains("book: "), "{log}");
+    assert!(log.contains("net search: "), "{log}");
+    let (mv, log) = first_move(&config, "netbook", "7");
+    assert!(openings.contains(&mv), "{mv} not in {openings:?}");
+    assert!(log.contains("book: "), "{log}");
+    assert!(!log.contains("net search: "), "searched: {log}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -272,6 +272,8 @@ fn config_values_out_of_range_name_the_key_and_line() {
         ("player = \"mcts\"\nexploration = inf\n", "exploration"),
         ("player = \"mcts\"\nhandicap_komi = inf\n", "handicap_komi"),
         ("player = \"mcts\"\nbook = \"yes\"\n", "book"),
+        ("player = \"mcts\"\nleaf_batch = 0\n", "leaf_batch"),
+        ("player = \"mcts\"\nleaf_batch = 65\n", "leaf_batch"),
         (
             "player = \"mcts\"\nrave_equivalence = 0.0\n",
             "rave_equivalence",

@@ -23,7 +23,7 @@ impl MctsPlayer {
     pub fn new(settings: SearchSettings) -> MctsPlayer {
         MctsPlayer {
             ponder: settings.ponder,
-            book: settings.book.then(|| Opening::new(settings.seed)),
+            book: settings.book(false).then(|| Opening::new(settings.seed)),
             search: Search::new(settings),
             losing_streak: LosingStreak::default(),
         }
@@ -90,7 +90,7 @@ mod tests {
             threads: 1,
             seed: Some(3),
             resign_threshold: 0.3,
-            handicap_komi,
+            handicap_komi_set: Some(handicap_komi),
             early_stop: false,
             ..SearchSettings::default()
         });

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{AnalysisRequest, Answer, Budget, LosingStreak, Player, PlayerError, Progress, Update};
 use crate::board::Color;
+use crate::book::Opening;
 use crate::game::Game;
 use crate::net::Net;
 use crate::search::{PuctSearch, SearchSettings};
@@ -17,6 +18,8 @@ pub struct NetPlayer {
     ponder: bool,
     /// Searches in a row that found the game lost.
     losing_streak: LosingStreak,
+    /// The opening book's chooser, when the level plays from the book (`book = true`).
+    book: Option<Opening>,
 }
 
 impl NetPlayer {
@@ -24,6 +27,7 @@ impl NetPlayer {
     pub fn new(net: Arc<Net>, settings: SearchSettings) -> NetPlayer {
         NetPlayer {
             ponder: settings.ponder,
+            book: settings.book(true).then(|| Opening::new(settings.seed)),
             search: PuctSearch::new(net, settings),
             losing_streak: LosingStreak::default(),
         }
@@ -38,6 +42,9 @@ impl Player for NetPlayer {
         budget: &Budget,
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
+        if let Some(mv) = self.book.as_mut().and_then(|b| b.choose(game, color)) {
+            return Ok(Answer::Move(mv));
+        }
         let choice = self.search.choose(game, color, budget);
         if choice.searched && progress.listening() {
             progress.update(Update::Report(&self.search.report(false)));

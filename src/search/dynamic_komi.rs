@@ -13,9 +13,13 @@
 //! catches up more often (measured against GNU Go: docs/LOG.md).
 //!
 //! Pachi applies it on every size too; its fade is scaled here by the board's area.
+//!
+//! A White search giving a handicap without dynamic komi (the search with a net, whose score
+//! utility keeps its moves apart) sees the game lost from the first move; it may resign only
+//! when its lead falls behind a schedule of catching up, as KataGo's GTP engine decides.
 
 use crate::board::Color;
-use crate::game::Game;
+use crate::game::{Game, opening_length};
 
 /// The largest board on which White's search keeps the real komi.
 const WHITE_REAL_KOMI_MAX_SIZE: usize = 9;
@@ -39,6 +43,32 @@ pub fn extra_komi(game: &Game, to_move: Color, per_stone: f32) -> f32 {
     let left = 1.0 - game.moves().len() as f32 / fade;
     let worth = stones as f32 * per_stone + 0.5 - game.rules().komi as f32;
     (worth * left).max(0.0)
+}
+
+/// Points a handicap stone is taken to give Black when White decides whether it can still
+/// catch up (KataGo's 15: about two komi).
+const STONE_WORTH_TO_CATCH_UP: f64 = 15.0;
+
+/// The share of the board's area, in moves, over which White is expected to catch up with a
+/// handicap (KataGo's 0.6).
+const CATCH_UP_SHARE: f64 = 0.6;
+
+/// In a handicap game, the lead (White's, komi included) below which White may resign now:
+/// minus what the handicap gave Black, shrinking linearly from the opening's end to 60% of
+/// the board's area in moves, less a margin of 5 points and 15% of the handicap; `None` in an
+/// even game.
+pub fn white_resign_floor(game: &Game) -> Option<f64> {
+    let stones = game.handicap();
+    let advantage = STONE_WORTH_TO_CATCH_UP * stones.saturating_sub(1) as f64
+        + (7.5 - game.rules().komi).max(0.0);
+    if stones == 0 || advantage <= 0.0 {
+        return None;
+    }
+    let area = (game.size() * game.size()) as f64;
+    let from = opening_length(game.size()) as f64;
+    let span = (CATCH_UP_SHARE * area - from).max(1.0);
+    let spent = (game.moves().len() as f64 - from).clamp(0.0, span);
+    Some(-advantage * (span - spent) / span - 5.0 - 0.15 * advantage)
 }
 
 #[cfg(test)]
@@ -123,5 +153,30 @@ mod tests {
                 "{size}x{size}, {stones} stones, {to_move:?} to move"
             );
         }
+    }
+
+    #[test]
+    fn white_may_resign_a_handicap_game_only_behind_its_schedule() {
+        assert_eq!(
+            white_resign_floor(&Game::new(19, Rules::chinese(7.5))),
+            None
+        );
+        // Two stones at komi 0.5: 15 points for the second stone and 7 of komi.
+        let mut game = handicap_game(19, 2, 0.5);
+        let advantage = 22.0;
+        let floor = white_resign_floor(&game).expect("a handicap game");
+        assert!((floor - (-advantage - 5.0 - 0.15 * advantage)).abs() < 1e-9);
+        let points: Vec<Point> = game.board().empty_points().collect();
+        let mut c = Color::White;
+        let mut last = floor;
+        for &p in points.iter().take(240) {
+            game.play(c, Move::Play(p)).expect("a legal move");
+            c = c.opponent();
+            let now = white_resign_floor(&game).expect("still a handicap game");
+            assert!(now >= last, "{now} after {last}");
+            last = now;
+        }
+        // Past 60% of the board's area only the margin is left.
+        assert!((last - (-5.0 - 0.15 * advantage)).abs() < 1e-9, "{last}");
     }
 }

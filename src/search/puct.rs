@@ -17,11 +17,12 @@
 //! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
 //! root): first-play urgency. Threads share one tree under one lock, taken to descend and to
 //! back up, not while the net evaluates; a visit in flight counts as a loss for the player
-//! choosing (virtual loss). On the clock a thread descends `LEAF_BATCH` times before it
+//! choosing (virtual loss). On the clock a thread descends `leaf_batch` times before it
 //! evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
 //! symmetries, unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by area on the board as it stands.
-//! The move played is the most visited root child.
+//! The move played is the most visited root child. In a handicap game with dynamic komi on
+//! (`handicap_komi`), a move is searched as if White had the extra komi, in whole points.
 //!
 //! An expansion stores one 8-byte `Edge` a legal move; a child gets its `Node` on its first
 //! visit, and the tree stops growing at `TREE_BYTES`.
@@ -35,7 +36,7 @@ use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
 use super::{AnalysisRequest, Budget, Choice, MoveInfo, Report, RootInfo, ScoreStats};
-use super::{PASS_MARGIN, SearchSettings, is_settled};
+use super::{MAX_LEAF_BATCH, PASS_MARGIN, SearchSettings, dynamic_komi, is_settled};
 use crate::board::{Color, Move, Point};
 use crate::game::regions::Regions;
 use crate::game::{Game, Rules, Scoring};
@@ -70,13 +71,6 @@ const PONDER_VISITS: u64 = 100_000;
 /// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
 /// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
 const TREE_BYTES: usize = 48 << 20;
-/// The leaves a thread gathers (under virtual loss) and evaluates in one batch when the clock,
-/// not a number of visits, ends the search. Batches of 4 ran 20-50% more visits a second than
-/// one leaf at a time on 9x9 and 19x19 (one thread, b6c96; batches of 8 no more than 4), but
-/// each visit in flight turns the next descents away from its path, so a batch spends some
-/// visits where one at a time would not: a search of a fixed number of visits evaluates one
-/// leaf at a time.
-const LEAF_BATCH: usize = 4;
 /// The longest principal variation reported.
 const MAX_PV: usize = 16;
 
@@ -682,8 +676,6 @@ pub struct PuctSearch {
     /// The game the tree's root stands for, while the tree may be reused.
     reusable: Option<RootGame>,
     seed: u64,
-    /// The leaves a thread evaluates in one batch when the clock ends the search.
-    leaf_batch: usize,
 }
 
 impl PuctSearch {
@@ -699,7 +691,6 @@ impl PuctSearch {
             last_visits: 0,
             last_reused: 0,
             reusable: None,
-            leaf_batch: LEAF_BATCH,
         }
     }
 
@@ -711,10 +702,19 @@ impl PuctSearch {
     /// The move for `color` in `game` (not changed), searched within `budget`.
     pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
         let started = Instant::now();
-        let visits = self.search(game, color, budget, &[], &[], false, None);
+        let per_stone = self.settings.handicap_komi(true);
+        let extra_komi = dynamic_komi::extra_komi(game, color, per_stone).round();
+        let searched = if extra_komi > 0.0 {
+            let mut searched = game.clone();
+            searched.set_komi(game.rules().komi + f64::from(extra_komi));
+            Cow::Owned(searched)
+        } else {
+            Cow::Borrowed(game)
+        };
+        let visits = self.search(&searched, color, budget, &[], &[], false, None);
         self.reusable = Some(RootGame {
             initial: game.initial_board().hash(),
-            rules: *game.rules(),
+            rules: *searched.rules(),
             moves: game.moves().to_vec(),
         });
         let ranked: Vec<usize> = self
@@ -734,17 +734,29 @@ impl PuctSearch {
         let node = self.tree.child(ROOT, best);
         let win_rate = node.win_rate() as f32;
         let (hits, misses) = self.net.cache().hits_and_misses();
+        let with_extra = if extra_komi > 0.0 {
+            format!(" with {extra_komi} extra komi")
+        } else {
+            String::new()
+        };
         info!(
-            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}; cache {hits} hits, {misses} misses so far",
+            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}{with_extra}; cache {hits} hits, {misses} misses so far",
             node.mv.to_vertex(game.size()),
             self.last_reused,
             started.elapsed().as_secs_f64(),
             node.visits,
         );
-        let trusted = visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget, false));
+        // A win rate under extra komi is not the game's: never resign on it.
+        let trusted =
+            extra_komi == 0.0 && visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget, false));
+        // Giving a handicap, White is behind from the start: it resigns only behind schedule.
+        let root = &self.tree.nodes[ROOT];
+        let white_lead = root.lead / f64::from(root.visits.max(1));
+        let catching_up = color == Color::White
+            && dynamic_komi::white_resign_floor(game).is_some_and(|floor| white_lead >= floor);
         Choice {
             mv: node.mv,
-            losing: trusted.then_some(win_rate < self.settings.resign_threshold),
+            losing: trusted.then_some(win_rate < self.settings.resign_threshold && !catching_up),
             searched: true,
         }
     }
@@ -838,13 +850,15 @@ impl PuctSearch {
         }
     }
 
-    /// The leaves a thread evaluates in one batch under `budget`: one at a time when a number
-    /// of visits ends the search.
+    /// The leaves a thread evaluates in one batch under `budget`: the level's `leaf_batch` on
+    /// the clock, one at a time when a number of visits ends the search (each visit in flight
+    /// turns the next descents away from its path, so a batch spends some visits where one at
+    /// a time would not).
     fn leaf_batch_for(&self, budget: &Budget, analysis: bool) -> usize {
         if self.visits_asked(budget, analysis).is_some() {
             1
         } else {
-            self.leaf_batch
+            self.settings.leaf_batch.clamp(1, MAX_LEAF_BATCH)
         }
     }
 

@@ -321,6 +321,7 @@ fn engines_toml() -> impl Strategy<Value = Vec<u8>> {
         "expand_after",
         "handicap_komi",
         "book",
+        "leaf_batch",
         "engine",
         "fallback",
         "move_timeout_ms",

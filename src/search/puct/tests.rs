@@ -2,7 +2,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::*;
-use crate::game::Rules;
+use crate::game::{Rules, fixed_handicap_points};
+use crate::search::DEFAULT_LEAF_BATCH;
 
 /// A root (Black to move) on 9x9 with children of `priors`, none visited.
 fn toy(priors: &[f32]) -> Tree {
@@ -405,8 +406,14 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
         playouts: Some(100),
         ..on_the_clock.clone()
     };
-    assert_eq!(search.leaf_batch_for(&on_the_clock, false), LEAF_BATCH);
+    assert_eq!(
+        search.leaf_batch_for(&on_the_clock, false),
+        DEFAULT_LEAF_BATCH
+    );
     assert_eq!(search.leaf_batch_for(&fixed, false), 1);
+    search.settings.leaf_batch = 8;
+    assert_eq!(search.leaf_batch_for(&on_the_clock, false), 8);
+    search.settings.leaf_batch = DEFAULT_LEAF_BATCH;
     // The tree's room (not the clock) ends the search, after a hundred visits or so.
     search.tree.budget = 100_000;
     let game = Game::new(9, Rules::chinese(7.5));
@@ -442,7 +449,10 @@ fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
     // The level's 30 visits are a move's; the tree's room ends this analysis.
     let mut search = net_search(30, 1);
     search.tree.budget = 100_000;
-    assert_eq!(search.leaf_batch_for(&request.budget, true), LEAF_BATCH);
+    assert_eq!(
+        search.leaf_batch_for(&request.budget, true),
+        DEFAULT_LEAF_BATCH
+    );
     let mut last = None;
     search.analyze(&game, &request, |report| {
         last = Some(report.clone());
@@ -517,4 +527,83 @@ fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
     assert_eq!(misses_after, misses, "nothing new to evaluate");
     assert_eq!(hits_after - hits, 100);
     assert_eq!(first.mv, second.mv);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
+    let mut game = Game::new(9, Rules::chinese(0.5));
+    let stones = fixed_handicap_points(9, 2).expect("two stones fit");
+    game.set_handicap(&stones).expect("on an empty board");
+    let searched = |handicap_komi_set| {
+        let mut search = PuctSearch::new(
+            real_net(),
+            SearchSettings {
+                playouts: Some(60),
+                threads: 1,
+                seed: Some(1),
+                resign_threshold: 0.5,
+                handicap_komi_set,
+                ..SearchSettings::default()
+            },
+        );
+        let choice = search.choose(&game, Color::Black, &Budget::default());
+        let komi = search.reusable.as_ref().map(|root| root.rules.komi);
+        let lead = search.report(false).root.score.map(|score| score.mean);
+        (choice.losing, komi, lead.expect("the net's score"))
+    };
+    let (plain_losing, plain_komi, plain_lead) = searched(None);
+    assert_eq!(plain_komi, Some(0.5));
+    assert_eq!(plain_losing, Some(false), "two stones up, Black wins");
+    // Two stones at 7 points each, less the half point White has: 14 points more.
+    let (dynamic_losing, dynamic_komi, dynamic_lead) = searched(Some(7.0));
+    assert_eq!(dynamic_komi, Some(14.5));
+    assert_eq!(
+        dynamic_losing, None,
+        "never resigns on a win rate under extra komi"
+    );
+    assert!(
+        plain_lead - dynamic_lead > 5.0,
+        "Black leads by {dynamic_lead} against {plain_lead}"
+    );
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
+    let mut game = Game::new(9, Rules::chinese(0.5));
+    let stones = fixed_handicap_points(9, 2).expect("two stones fit");
+    game.set_handicap(&stones).expect("on an empty board");
+    let mut search = PuctSearch::new(
+        real_net(),
+        SearchSettings {
+            playouts: Some(60),
+            threads: 1,
+            seed: Some(1),
+            resign_threshold: 0.5,
+            ..SearchSettings::default()
+        },
+    );
+    let choice = search.choose(&game, Color::White, &Budget::default());
+    let report = search.report(false).root;
+    assert!(report.winrate < 0.1, "White wins {}", report.winrate);
+    // About 20 points behind: less than two stones and the komi's shortfall (about 30).
+    assert_eq!(choice.losing, Some(false));
+    // Eight more Black stones while White passes: far behind its schedule.
+    for (col, row) in [
+        (2, 4),
+        (4, 2),
+        (4, 6),
+        (6, 4),
+        (4, 4),
+        (3, 3),
+        (5, 5),
+        (3, 5),
+    ] {
+        game.play(Color::White, Move::Pass).expect("a pass");
+        let stone = Move::Play(Point::new(9, col, row));
+        game.play(Color::Black, stone).expect("an empty point");
+    }
+    let choice = search.choose(&game, Color::White, &Budget::default());
+    assert_eq!(choice.losing, Some(true));
 }
