@@ -482,9 +482,7 @@ fn insert_moves(
     if moves.is_empty() {
         return Ok(());
     }
-    let numbers = (first..first + moves.len())
-        .map(int)
-        .collect::<Result<Vec<i32>, _>>()?;
+    let numbers = move_numbers(first, moves.len())?;
     tx.execute_typed(
         "INSERT INTO moves (key, number, move)
          SELECT $1, n, m FROM unnest($2::integer[], $3::text[]) AS t(n, m)",
@@ -497,6 +495,20 @@ fn insert_moves(
     Ok(())
 }
 
+/// The numbers of `count` moves from `first`, as the store keeps them.
+fn move_numbers(first: usize, count: usize) -> Result<Vec<i32>, StoreError> {
+    (first..first + count).map(int).collect()
+}
+
+/// The columns an ending fills: its result (none while unfinished) and its dead stones,
+/// space-separated.
+fn ending_columns(ending: Option<&Ending>) -> (Option<&str>, String) {
+    (
+        ending.map(|e| e.result.as_str()),
+        ending.map_or(String::new(), |e| e.dead.join(" ")),
+    )
+}
+
 /// Sets the ending (none: unfinished) and the time of the last change; fails when the game
 /// is not there.
 fn set_ending(
@@ -505,15 +517,13 @@ fn set_ending(
     ending: Option<&Ending>,
     now: u64,
 ) -> Result<(), StoreError> {
+    let (result, dead) = ending_columns(ending);
     let changed = tx.execute_typed(
         "UPDATE games SET result = $2, dead = $3, last_active = $4 WHERE key = $1",
         &[
             (&key, Type::TEXT),
-            (&ending.map(|e| e.result.as_str()), Type::TEXT),
-            (
-                &ending.map_or(String::new(), |e| e.dead.join(" ")),
-                Type::TEXT,
-            ),
+            (&result, Type::TEXT),
+            (&dead, Type::TEXT),
             (&(now as i64), Type::INT8),
         ],
     )?;
@@ -637,10 +647,8 @@ impl Store for PgStore {
 
     fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
         let count = moves.first.saturating_sub(1);
-        let numbers = (moves.first..moves.first + moves.moves.len())
-            .map(int)
-            .collect::<Result<Vec<i32>, _>>()?;
-        let ending = moves.ending.as_ref();
+        let numbers = move_numbers(moves.first, moves.moves.len())?;
+        let (result, dead) = ending_columns(moves.ending.as_ref());
         let found = self.conn()?.query_typed_opt(
             APPEND,
             &[
@@ -648,11 +656,8 @@ impl Store for PgStore {
                 (&numbers, Type::INT4_ARRAY),
                 (&moves.moves, Type::TEXT_ARRAY),
                 (&int(count)?, Type::INT4),
-                (&ending.map(|e| e.result.as_str()), Type::TEXT),
-                (
-                    &ending.map_or(String::new(), |e| e.dead.join(" ")),
-                    Type::TEXT,
-                ),
+                (&result, Type::TEXT),
+                (&dead, Type::TEXT),
                 (&(now as i64), Type::INT8),
             ],
         )?;
