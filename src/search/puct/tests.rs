@@ -529,24 +529,35 @@ fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
     assert_eq!(first.mv, second.mv);
 }
 
-#[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
-fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
+/// A 9x9 game with two handicap stones at komi 0.5, White to move.
+fn two_stone_game() -> Game {
     let mut game = Game::new(9, Rules::chinese(0.5));
     let stones = fixed_handicap_points(9, 2).expect("two stones fit");
     game.set_handicap(&stones).expect("on an empty board");
+    game
+}
+
+/// A one-thread search of 60 visits that resigns below 50%, with `handicap_komi_set`.
+fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
+    PuctSearch::new(
+        real_net(),
+        SearchSettings {
+            playouts: Some(60),
+            threads: 1,
+            seed: Some(1),
+            resign_threshold: 0.5,
+            handicap_komi_set,
+            ..SearchSettings::default()
+        },
+    )
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
+    let game = two_stone_game();
     let searched = |handicap_komi_set| {
-        let mut search = PuctSearch::new(
-            real_net(),
-            SearchSettings {
-                playouts: Some(60),
-                threads: 1,
-                seed: Some(1),
-                resign_threshold: 0.5,
-                handicap_komi_set,
-                ..SearchSettings::default()
-            },
-        );
+        let mut search = handicap_search(handicap_komi_set);
         let choice = search.choose(&game, Color::Black, &Budget::default());
         let komi = search.reusable.as_ref().map(|root| root.rules.komi);
         let lead = search.report(false).root.score.map(|score| score.mean);
@@ -571,26 +582,15 @@ fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
 #[test]
 #[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
 fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
-    let mut game = Game::new(9, Rules::chinese(0.5));
-    let stones = fixed_handicap_points(9, 2).expect("two stones fit");
-    game.set_handicap(&stones).expect("on an empty board");
-    let mut search = PuctSearch::new(
-        real_net(),
-        SearchSettings {
-            playouts: Some(60),
-            threads: 1,
-            seed: Some(1),
-            resign_threshold: 0.5,
-            ..SearchSettings::default()
-        },
-    );
+    let mut game = two_stone_game();
+    let mut search = handicap_search(None);
     let choice = search.choose(&game, Color::White, &Budget::default());
     let report = search.report(false).root;
     assert!(report.winrate < 0.1, "White wins {}", report.winrate);
     // About 20 points behind: less than two stones and the komi's shortfall (about 30).
     assert_eq!(choice.losing, Some(false));
     // Eight more Black stones while White passes: far behind its schedule.
-    for (col, row) in [
+    let extra = [
         (2, 4),
         (4, 2),
         (4, 6),
@@ -599,7 +599,8 @@ fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
         (3, 3),
         (5, 5),
         (3, 5),
-    ] {
+    ];
+    for (col, row) in extra {
         game.play(Color::White, Move::Pass).expect("a pass");
         let stone = Move::Play(Point::new(9, col, row));
         game.play(Color::Black, stone).expect("an empty point");
