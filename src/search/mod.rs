@@ -229,16 +229,18 @@ impl SearchSettings {
         )
     }
 
-    /// Points per handicap stone for dynamic komi, for a search with a net when `net`:
-    /// the level's `handicap_komi`, else [`DEFAULT_HANDICAP_KOMI`] without a net and none with
-    /// one (the net's score utility already plays for points; docs/SEARCH.md has the match).
+    /// Points per handicap stone for dynamic komi in the search (with a net when `net`): the
+    /// level's `handicap_komi`, else [`DEFAULT_HANDICAP_KOMI`] without a net and none with one
+    /// (the net reads the komi and would play an even game's moves; docs/SEARCH.md has the
+    /// matches).
     pub fn handicap_komi(&self, net: bool) -> f32 {
         let default = if net { 0.0 } else { DEFAULT_HANDICAP_KOMI };
         self.handicap_komi_set.unwrap_or(default).max(0.0)
     }
 
     /// Whether a player (with a net when `net`) plays from the opening book: the level's
-    /// `book`, else yes without a net and no with one (docs/SEARCH.md has the match).
+    /// `book`, else yes without a net and no with one (its moves are no better than the net's;
+    /// docs/SEARCH.md has the match).
     pub fn book(&self, net: bool) -> bool {
         self.book_set.unwrap_or(!net)
     }
@@ -310,8 +312,8 @@ pub struct SearchReport {
 }
 
 impl Search {
-    /// A search with `settings` (the resign threshold kept in range); the
-    /// tree's memory is taken once, here.
+    /// A search with `settings` (the resign threshold kept in range); the tree's memory is
+    /// taken once, here.
     pub fn new(mut settings: SearchSettings) -> Search {
         settings.resign_threshold = settings.resign_threshold.clamp(0.0, 1.0);
         let threads = thread_count(settings.threads);
