@@ -253,17 +253,22 @@ fn act(shared: &Shared, action: &str, id: &str, value: &Value) {
                 .into_iter()
                 .partition(|q| hit(&q.job.id, q.job.turn));
             state.pending = kept.into_iter().collect();
-            for ((job_id, turn), stop) in &state.running {
-                if hit(job_id, *turn) {
-                    stop.store(true, Ordering::Relaxed);
-                }
-            }
+            let stops: Vec<Arc<AtomicBool>> = state
+                .running
+                .iter()
+                .filter(|((job_id, turn), _)| hit(job_id, *turn))
+                .map(|(_, stop)| Arc::clone(stop))
+                .collect();
             drop(state);
             let mut reply = json!({"action": action, "id": id});
             if let Some(target) = &target {
                 reply["terminateId"] = json!(target);
             }
+            // The acknowledgement goes out before any terminated job's final reply can.
             shared.send(&reply);
+            for stop in stops {
+                stop.store(true, Ordering::Relaxed);
+            }
             for q in dropped {
                 shared.send(&json!({
                     "id": q.job.id, "turnNumber": q.job.turn,
