@@ -13,7 +13,7 @@ use std::fmt;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, OptionalExtension, TransactionBehavior, params};
 
@@ -256,6 +256,9 @@ const SQLITE_MIGRATIONS: [&str; 4] = [
 /// The schema version this build writes (both stores have the same versions).
 pub const SCHEMA_VERSION: usize = SQLITE_MIGRATIONS.len();
 
+/// How long opening a file or a write waits for another connection's lock.
+const BUSY_WAIT: Duration = Duration::from_secs(5);
+
 /// SQLite in one file, in WAL mode with `synchronous = FULL`: a commit is on disk when it
 /// returns, so neither `kill -9` nor a power cut loses an acknowledged move.
 ///
@@ -347,11 +350,22 @@ impl SqliteStore {
         };
         let mut conn = Connection::open(path)
             .map_err(|e| StoreError::unavailable(format!("{}: {e}", path.display())))?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))?;
-        // journal_mode answers with a row, so it is queried, not executed.
-        let _mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
-            .map_err(|e| at(e.into()))?;
+        conn.busy_timeout(BUSY_WAIT)?;
+        // journal_mode answers with a row, so it is queried, not executed. Switching a file
+        // that another connection is writing (another server opening it too) fails at once
+        // rather than wait in the busy handler, which could deadlock there: it is tried again.
+        let started = Instant::now();
+        let _mode: String = loop {
+            match conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)) {
+                Err(e)
+                    if e.sqlite_error_code() == Some(ErrorCode::DatabaseBusy)
+                        && started.elapsed() < BUSY_WAIT =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                answer => break answer.map_err(|e| at(e.into()))?,
+            }
+        };
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;")?;
         migrate_sqlite(&mut conn).map_err(at)?;
         Ok(SqliteStore {
@@ -897,6 +911,28 @@ mod tests {
             .unwrap();
         let newer = SqliteStore::open(&path).err().unwrap();
         assert!(newer.message.contains("newer"), "{newer}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_another_connection_is_writing_opens_once_it_is_done() {
+        let dir = std::env::temp_dir().join(format!("tengen-store-busy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.sqlite");
+        // A file in rollback mode whose writer holds its reserved lock for a moment: SQLite
+        // answers the switch to WAL at once with "database is locked", without waiting.
+        let writer = Connection::open(&path).unwrap();
+        writer
+            .execute_batch("CREATE TABLE other (x); BEGIN IMMEDIATE; INSERT INTO other VALUES (1);")
+            .unwrap();
+        let done = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            writer.execute_batch("COMMIT").unwrap();
+        });
+        let store = SqliteStore::open(&path);
+        done.join().unwrap();
+        assert_eq!(store.unwrap().schema_version().unwrap(), SCHEMA_VERSION);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
