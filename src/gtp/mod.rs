@@ -245,6 +245,9 @@ impl Reader {
             }
         }
         // The controller has gone: an analysis still streaming must end too, and a ponder.
+        // The channel closes first, so that the engine either sees it closed or ponders
+        // with the flag already raised.
+        drop(self.tx);
         if open_stream {
             self.streams.close();
         }
