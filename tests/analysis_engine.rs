@@ -236,6 +236,8 @@ fn pondering_reports_during_search_until_terminated() {
     let mut engine = Engine::start("numAnalysisThreads=1");
     let mut ponder = katrain_query("QUERY:2", json!([]), json!([0]), 10_000_000);
     ponder["reportDuringSearchEvery"] = json!(0.05);
+    // It searches until terminated, however slow the machine.
+    ponder["overrideSettings"]["maxTime"] = json!(3600.0);
     engine.send(&ponder);
     for _ in 0..3 {
         let reply = engine.read();

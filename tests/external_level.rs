@@ -11,8 +11,19 @@ use common::Gtp;
 use tengen::board::{Color, Move};
 use tengen::game::{Game, Rules};
 
-/// Move timeout of the fault levels.
-const TIMEOUT_MS: u64 = 300;
+/// Move timeout of the levels whose child hangs or starts slowly, where the fallback must
+/// answer in time.
+const SHORT_TIMEOUT_MS: u64 = 300;
+/// Move timeout of the others, ample on a loaded machine for the child to start and answer.
+const TIMEOUT_MS: u64 = 10_000;
+
+/// The move timeout of `level`.
+fn timeout_ms(level: &str) -> u64 {
+    match level {
+        "hang" | "slow" => SHORT_TIMEOUT_MS,
+        _ => TIMEOUT_MS,
+    }
+}
 
 /// An engines.toml with a level per fault of the fake engine, and `gnugo` when given.
 fn config(name: &str, gnugo: Option<&Path>) -> PathBuf {
@@ -30,9 +41,10 @@ fn config(name: &str, gnugo: Option<&Path>) -> PathBuf {
         text += &format!(
             "[engines.{level}]\ncommand = [\"sh\", \"{}\", {}]\n\
              [levels.{level}]\nplayer = \"external\"\nengine = \"{level}\"\n\
-             fallback = [\"medium\"]\nmove_timeout_ms = {TIMEOUT_MS}\n",
+             fallback = [\"medium\"]\nmove_timeout_ms = {}\n",
             script.display(),
-            args.join(", ")
+            args.join(", "),
+            timeout_ms(level)
         );
     }
     text += "[engines.missing]\ncommand = [\"/no/such/engine\"]\n\
@@ -64,8 +76,9 @@ fn tengen(config: &Path, level: &str) -> Gtp {
 }
 
 /// Plays `moves` genmoves in turn on 9x9, checking each answer against our own replica of the
-/// game (so no earlier move was lost) and that none took far longer than the move timeout.
-fn play_on(engine: &mut Gtp, moves: usize) -> Game {
+/// game (so no earlier move was lost) and that none took far longer than the move timeout
+/// `timeout_ms`.
+fn play_on(engine: &mut Gtp, moves: usize, timeout_ms: u64) -> Game {
     engine.ok("boardsize 9");
     engine.ok("clear_board");
     let mut game = Game::new(9, Rules::default());
@@ -75,7 +88,7 @@ fn play_on(engine: &mut Gtp, moves: usize) -> Game {
         let started = Instant::now();
         let answer = engine.ok(&format!("genmove {word}"));
         assert!(
-            started.elapsed() < Duration::from_millis(TIMEOUT_MS) + Duration::from_secs(5),
+            started.elapsed() < Duration::from_millis(timeout_ms) + Duration::from_secs(5),
             "genmove took {:?}",
             started.elapsed()
         );
@@ -110,7 +123,7 @@ fn every_fault_of_the_child_is_answered_by_the_fallback() {
     let config = config("external-faults", None);
     for level in ["crash", "hang", "illegal", "garbage", "slow", "missing"] {
         let mut engine = tengen(&config, level);
-        let game = play_on(&mut engine, 8);
+        let game = play_on(&mut engine, 8, timeout_ms(level));
         assert_eq!(game.moves().len(), 8, "{level}");
         assert_eq!(
             stones_shown(&mut engine),
@@ -152,7 +165,7 @@ fn gnu_go_plays_through_tengen_with_undo_handicap_and_a_new_line() {
     let gnugo = common::gnugo();
     let config = config("external-gnugo", Some(&gnugo));
     let mut engine = tengen(&config, "gnugo");
-    let game = play_on(&mut engine, 12);
+    let game = play_on(&mut engine, 12, timeout_ms("gnugo"));
     assert_eq!(
         stones_shown(&mut engine),
         (stones(&game, Color::Black), stones(&game, Color::White))

@@ -203,9 +203,14 @@ fn a_fischer_match_is_sent_as_gtp2ogs_sends_it_and_ends_without_a_flag() {
     let dir = scratch_dir("match-fischer");
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("mcts.gtp");
+    // A second held back from every move, as on a link with lag: a busy machine's stall is
+    // not a flag.
+    let config = dir.join("lag.toml");
+    std::fs::write(&config, "lag_reserve_ms = 1000\n").unwrap();
     let mcts = format!(
-        "{} gtp --level mcts --threads 1 --no-ponder",
-        common::tengen_path()
+        "{} gtp --config {} --level mcts --threads 1 --no-ponder",
+        common::tengen_path(),
+        config.display()
     );
     let report = json_match(&[
         "--black",

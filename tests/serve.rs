@@ -1136,20 +1136,28 @@ fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_th
 #[test]
 fn idle_games_expire() {
     let dir = TempDir::new("expiry");
-    let server = Server::start(&dir.0, &["--idle-timeout", "2s"]);
+    let server = Server::start(&dir.0, &["--idle-timeout", "3s"]);
     let idle = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
     let busy = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
+    // The busy game is read every 300 ms until the sweeper has expired a game (a loose
+    // bound, however slow the machine), the idle one never.
     let start = Instant::now();
-    while start.elapsed() < Duration::from_secs(5) {
-        std::thread::sleep(Duration::from_millis(500));
+    let expired = || {
+        let log = server.log.lock().unwrap();
+        log.iter().any(|line| line.contains("idle games expired"))
+    };
+    while !expired() {
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing expired");
+        std::thread::sleep(Duration::from_millis(300));
         assert_eq!(server.get(&format!("/api/games/{busy}")).0, 200);
     }
+    assert_eq!(server.get(&format!("/api/games/{busy}")).0, 200);
     let (status, answer) = server.get(&format!("/api/games/{idle}"));
     assert_eq!(status, 404);
     assert_eq!(answer["resync"], true);
     // A restart does not bring it back.
     drop(server);
-    let server = Server::start(&dir.0, &["--idle-timeout", "2s"]);
+    let server = Server::start(&dir.0, &["--idle-timeout", "3s"]);
     assert_eq!(server.get(&format!("/api/games/{idle}")).0, 404);
 }
 
