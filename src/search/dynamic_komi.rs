@@ -15,8 +15,9 @@
 //! Pachi applies it on every size too; its fade is scaled here by the board's area.
 //!
 //! A White search giving a handicap without dynamic komi (the search with a net, whose score
-//! utility keeps its moves apart) sees the game lost from the first move; it may resign only
-//! when its lead falls behind a schedule of catching up, as KataGo's GTP engine decides.
+//! utility keeps its moves apart, and the playout search on small boards) sees the game lost
+//! from the first move; it may resign only when its lead falls behind a schedule of catching
+//! up, as KataGo's GTP engine decides.
 
 use crate::board::Color;
 use crate::game::{Game, opening_length};
@@ -69,6 +70,13 @@ pub fn white_resign_floor(game: &Game) -> Option<f64> {
     let span = (CATCH_UP_SHARE * area - from).max(1.0);
     let spent = (game.moves().len() as f64 - from).clamp(0.0, span);
     Some(-advantage * (span - spent) / span - 5.0 - 0.15 * advantage)
+}
+
+/// Whether `color`, leading by `white_lead` points (White's view, komi included), is White
+/// giving a handicap and still on its schedule of catching up ([`white_resign_floor`]): then it
+/// does not resign, however low its win rate.
+pub fn white_catching_up(game: &Game, color: Color, white_lead: f64) -> bool {
+    color == Color::White && white_resign_floor(game).is_some_and(|floor| white_lead >= floor)
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub use crate::tactics::Scratch;
 pub use analysis::{AnalysisRequest, MoveInfo, Report, RootInfo, move_priors};
 pub use last_good_reply::ReplyTable;
 pub use puct::PuctSearch;
+use root_tally::RootTally;
 pub use root_tally::ScoreStats;
 pub use time::time_for_move;
 use tree::{NewChild, NodeId, ROOT, Stats, Tree};
@@ -298,6 +299,9 @@ struct Run {
     kept_visits: u32,
     /// The komi added for a handicap game ([`dynamic_komi`]).
     extra_komi: f32,
+    /// White's mean lead at the playouts' ends (komi included), kept only where White gives
+    /// a handicap, to resign on its schedule ([`dynamic_komi::white_catching_up`]).
+    white_lead: Option<f32>,
 }
 
 /// What the last search did.
@@ -531,10 +535,15 @@ impl Search {
                 String::new()
             }
         );
-        // A win rate under extra komi says too little about the real game to resign on.
+        // A win rate under extra komi says too little about the real game to resign on; and
+        // giving a handicap, White is behind from the start: it resigns only behind schedule.
+        let catching_up = run
+            .white_lead
+            .is_some_and(|lead| dynamic_komi::white_catching_up(game, color, f64::from(lead)));
         let losing = extra_komi == 0.0
             && playouts >= MIN_PLAYOUTS_TO_RESIGN
             && win_rate < self.settings.resign_threshold
+            && !catching_up
             && !reused_after_new_game(game);
         if log::log_enabled!(log::Level::Debug) {
             let mut children: Vec<Stats> = self
@@ -632,6 +641,9 @@ impl Search {
             _ => None,
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let gives_handicap =
+            color == Color::White && dynamic_komi::white_resign_floor(game).is_some();
+        let scores = gives_handicap.then(RootTally::scores_only);
         let problem = Problem {
             board: game.board(),
             to_move: color,
@@ -642,7 +654,7 @@ impl Search {
             budget,
             seed: self.seed,
             early_stop,
-            tally: None,
+            tally: scores.as_ref(),
         };
         let reused = self.reuse_tree(game, color);
         let kept_visits = self.tree.visits(ROOT);
@@ -657,6 +669,7 @@ impl Search {
             reused,
             kept_visits,
             extra_komi,
+            white_lead: scores.and_then(|tally| tally.overall()).map(|s| -s.mean),
         }
     }
 
@@ -948,5 +961,49 @@ mod tests {
         assert!(matches!(answer, Move::Play(_)));
         // A loose bound against a hang, not a speed figure.
         assert!(Instant::now() < limits.deadline.unwrap() + std::time::Duration::from_secs(5));
+    }
+
+    #[test]
+    #[cfg_attr(
+        debug_assertions,
+        ignore = "searches thousands of playouts: release only"
+    )]
+    fn white_giving_a_handicap_resigns_only_behind_its_schedule() {
+        let mut game = Game::new(9, Rules::chinese(0.5));
+        let stones = crate::game::fixed_handicap_points(9, 2).expect("two stones fit");
+        game.set_handicap(&stones).expect("on an empty board");
+        // Past a new game's first moves, whose searches never resign.
+        for (color, col, row) in [(Color::White, 4, 4), (Color::Black, 4, 6)] {
+            let stone = Move::Play(Point::new(9, col, row));
+            game.play(color, stone).expect("an empty point");
+        }
+        let mut search = Search::new(SearchSettings {
+            playouts: Some(MIN_PLAYOUTS_TO_RESIGN),
+            threads: 1,
+            seed: Some(1),
+            resign_threshold: 0.5,
+            ..SearchSettings::default()
+        });
+        let choice = search.choose(&game, Color::White, &Budget::default());
+        let winrate = search.root_report().root.winrate;
+        assert!(winrate < 0.5, "White wins {winrate}");
+        assert_eq!(choice.losing, Some(false), "on its schedule");
+        // Eight more Black stones while White passes: far behind it.
+        for (col, row) in [
+            (2, 4),
+            (4, 2),
+            (6, 4),
+            (3, 3),
+            (5, 5),
+            (3, 5),
+            (5, 3),
+            (6, 2),
+        ] {
+            game.play(Color::White, Move::Pass).expect("a pass");
+            let stone = Move::Play(Point::new(9, col, row));
+            game.play(Color::Black, stone).expect("an empty point");
+        }
+        let choice = search.choose(&game, Color::White, &Budget::default());
+        assert_eq!(choice.losing, Some(true));
     }
 }

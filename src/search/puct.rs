@@ -752,8 +752,7 @@ impl PuctSearch {
         // Giving a handicap, White is behind from the start: it resigns only behind schedule.
         let root = &self.tree.nodes[ROOT];
         let white_lead = root.lead / f64::from(root.visits.max(1));
-        let catching_up = color == Color::White
-            && dynamic_komi::white_resign_floor(game).is_some_and(|floor| white_lead >= floor);
+        let catching_up = dynamic_komi::white_catching_up(game, color, white_lead);
         Choice {
             mv: node.mv,
             losing: trusted.then_some(win_rate < self.settings.resign_threshold && !catching_up),

@@ -1,6 +1,6 @@
 //! What the playouts of one search saw beyond wins and losses: the final score after each root
-//! move (mean and spread) and who ended up owning each point. Only analyses ask for it; a
-//! genmove does not pay for it.
+//! move (mean and spread) and who ended up owning each point. Analyses ask for it; a genmove
+//! asks for the scores alone, and only where it needs a lead (White giving a handicap).
 
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
 
@@ -14,7 +14,8 @@ pub struct RootTally {
     count: Vec<AtomicU64>,
     sum: Vec<AtomicI64>,
     squares: Vec<AtomicI64>,
-    /// Per point: playouts that ended with it Black's minus those with it White's.
+    /// Per point: playouts that ended with it Black's minus those with it White's (empty
+    /// when only scores are kept).
     ownership: Vec<AtomicI64>,
     playouts: AtomicU64,
     /// The same per root move (row `first * MAX_CELLS`), when asked for.
@@ -75,6 +76,19 @@ pub struct ScoreStats {
 }
 
 impl RootTally {
+    /// A tally of the scores alone, without who owns what.
+    pub fn scores_only() -> RootTally {
+        RootTally {
+            ownership: Vec::new(),
+            ..RootTally::default()
+        }
+    }
+
+    /// Whether final owners are counted.
+    pub fn keeps_ownership(&self) -> bool {
+        !self.ownership.is_empty()
+    }
+
     /// A tally that also keeps ownership per root move (about 2 MB).
     pub fn with_moves_ownership() -> RootTally {
         RootTally {
@@ -155,16 +169,19 @@ impl RootTally {
     pub fn overall(&self) -> Option<ScoreStats> {
         let total = |v: &[AtomicI64]| v.iter().map(|x| x.load(Ordering::Relaxed)).sum();
         stats(
-            self.playouts.load(Ordering::Relaxed),
+            self.count.iter().map(|n| n.load(Ordering::Relaxed)).sum(),
             total(&self.sum),
             total(&self.squares),
         )
     }
 
-    /// How much `p` belongs to Black: from -1 (White's in every playout) to 1.
+    /// How much `p` belongs to Black: from -1 (White's in every playout) to 1; 0 when
+    /// ownership is not kept.
     pub fn ownership(&self, p: Point) -> f32 {
         let n = self.playouts.load(Ordering::Relaxed).max(1) as f32;
-        self.ownership[p.index()].load(Ordering::Relaxed) as f32 / n
+        self.ownership
+            .get(p.index())
+            .map_or(0.0, |owned| owned.load(Ordering::Relaxed) as f32 / n)
     }
 }
 
@@ -209,5 +226,13 @@ mod tests {
         // The point below the stone is Black's in two playouts of three (the empty board owns
         // nothing).
         assert!((tally.ownership(Point::new(3, 1, 0)) - 2.0 / 3.0).abs() < 1e-6);
+        // Scores alone: the same means, no owners.
+        let scores = RootTally::scores_only();
+        assert!(!scores.keeps_ownership() && tally.keeps_ownership());
+        for (first, margin) in [(5, 9.5), (5, 2.5), (0, -7.0)] {
+            scores.record_score(first, margin);
+        }
+        assert_eq!(scores.overall(), tally.overall());
+        assert_eq!(scores.ownership(Point::new(3, 1, 0)), 0.0);
     }
 }

@@ -77,7 +77,7 @@ pub struct Problem<'a> {
     /// Stop once the most visited root move can no longer be overtaken (a genmove); an
     /// analysis wants every move's statistics to keep growing instead.
     pub early_stop: bool,
-    /// Where to add every playout's score and final ownership (analyses only).
+    /// Where to add every playout's score and, when it keeps them, final owners.
     pub tally: Option<&'a RootTally>,
 }
 
@@ -199,7 +199,7 @@ struct Worker<'a> {
     /// The stones of the current playout, tree moves included, from the opponent's last
     /// stone before the root on: what the replies learn from.
     moves: Vec<(Point, Color)>,
-    /// Final owners counted here when the search keeps a tally (analyses).
+    /// Final owners counted here when the search's tally keeps them (analyses).
     ownership: Option<OwnershipBuffer>,
 }
 
@@ -218,7 +218,11 @@ impl<'a> Worker<'a> {
             generation: 0,
             replies: ReplyTable::new(),
             moves: Vec::with_capacity(4 * MAX_CELLS),
-            ownership: ctx.problem.tally.map(|_| OwnershipBuffer::default()),
+            ownership: ctx
+                .problem
+                .tally
+                .filter(|tally| tally.keeps_ownership())
+                .map(|_| OwnershipBuffer::default()),
         }
     }
 
