@@ -5,16 +5,12 @@ use std::time::{Duration, Instant};
 use log::{debug, warn};
 use serde::Serialize;
 
-use super::time_control::{MatchClock, TimeControl};
+use super::time_control::{GRACE, MatchClock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
 use crate::gtp_client::settings::TimeCommands;
 use crate::gtp_client::sync::{Limits, Mirror, Placement, Start, SyncError};
 use crate::gtp_client::{Client, ClientError, settings};
-
-/// Extra time a move may take over what its clock allows before it is lost on time (pipes,
-/// process start-up).
-const TIME_MARGIN: Duration = Duration::from_secs(1);
 
 /// How a game is set up.
 pub struct GameSetup<'a> {
@@ -303,7 +299,7 @@ fn generate(
             if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
                 debug!("{}: {command}: {e}", engine.label());
             }
-            clock.available() + TIME_MARGIN
+            clock.available() + GRACE
         }
         _ => setup.move_timeout,
     };

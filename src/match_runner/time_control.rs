@@ -134,6 +134,10 @@ impl TimeControl {
     }
 }
 
+/// How far a move may run past its clock before it is lost on time: the pipes and a loaded
+/// machine's scheduling are not the engine's thinking.
+pub const GRACE: Duration = Duration::from_secs(1);
+
 /// One engine's clock in one game.
 #[derive(Copy, Clone, Debug)]
 pub struct MatchClock {
@@ -171,50 +175,57 @@ impl MatchClock {
         }
     }
 
-    /// The most this move may take.
+    /// The most this move may take (its time; [`GRACE`] more before it is lost on time).
     pub fn available(&self) -> Duration {
+        Duration::from_secs_f64(self.available_seconds())
+    }
+
+    fn available_seconds(&self) -> f64 {
         let byo = match self.control {
             TimeControl::Canadian { stones, .. } if stones > 0 => self.period_left,
             _ => 0.0,
         };
-        Duration::from_secs_f64(self.main_left + byo)
+        self.main_left + byo
     }
 
     /// Charges a move that took `elapsed` (and under Fischer adds the increment); false when
-    /// that ran past the time available.
+    /// that ran past the time available by more than [`GRACE`]. A move within the grace is
+    /// charged the time there was.
     pub fn spend(&mut self, elapsed: Duration) -> bool {
-        let mut used = elapsed.as_secs_f64();
-        let (period, stones) = match self.control {
+        let available = self.available_seconds();
+        if elapsed > Duration::from_secs_f64(available) + GRACE {
+            return false;
+        }
+        let mut used = elapsed.as_secs_f64().min(available);
+        match self.control {
             TimeControl::Fischer {
                 increment,
                 max_main,
                 ..
             } => {
-                if used > self.main_left {
-                    return false;
-                }
-                let in_hand = self.main_left - used + increment;
+                let in_hand = (self.main_left - used).max(0.0) + increment;
                 self.main_left = max_main.map_or(in_hand, |max| in_hand.min(max));
-                return true;
             }
-            TimeControl::Canadian { period, stones, .. } => (period, stones),
-        };
-        if self.main_left > 0.0 {
-            let from_main = used.min(self.main_left);
-            self.main_left -= from_main;
-            used -= from_main;
-            if used == 0.0 {
-                return true;
+            TimeControl::Canadian { period, stones, .. } => {
+                if self.main_left > 0.0 {
+                    let from_main = used.min(self.main_left);
+                    self.main_left -= from_main;
+                    used -= from_main;
+                    if used == 0.0 {
+                        return true;
+                    }
+                }
+                // Past main time a move counts a stone of the period (without periods, no
+                // time was left past main time, so nothing is charged).
+                if stones > 0 {
+                    self.period_left = (self.period_left - used).max(0.0);
+                    self.stones_left -= 1;
+                    if self.stones_left == 0 {
+                        self.period_left = period;
+                        self.stones_left = stones;
+                    }
+                }
             }
-        }
-        if stones == 0 || used > self.period_left {
-            return false;
-        }
-        self.period_left -= used;
-        self.stones_left -= 1;
-        if self.stones_left == 0 {
-            self.period_left = period;
-            self.stones_left = stones;
         }
         true
     }
@@ -284,7 +295,10 @@ mod tests {
         assert_eq!(clock.time_left(), (11.0, 0));
         assert!(clock.spend(Duration::from_secs(11)));
         assert_eq!(clock.time_left(), (2.0, 0));
-        assert!(!clock.spend(Duration::from_millis(2001)));
+        // Half a second over: charged the two seconds there were.
+        assert!(clock.spend(Duration::from_millis(2500)));
+        assert_eq!(clock.time_left(), (2.0, 0));
+        assert!(!clock.spend(Duration::from_millis(3001)));
     }
 
     #[test]
@@ -299,13 +313,19 @@ mod tests {
         // The period's second stone resets it.
         assert!(clock.spend(Duration::from_secs(3)));
         assert_eq!(clock.time_left(), (5.0, 2));
-        assert!(!clock.spend(Duration::from_secs(6)));
+        // Within the grace, a period is used up, not more.
+        assert!(clock.spend(Duration::from_millis(5500)));
+        assert_eq!(clock.time_left(), (0.0, 1));
+        assert!(clock.spend(Duration::ZERO));
+        assert_eq!(clock.time_left(), (5.0, 2));
+        assert!(!clock.spend(Duration::from_millis(6001)));
     }
 
     #[test]
     fn sudden_death_ends_with_main_time() {
         let mut clock = MatchClock::new(TimeControl::parse("5").unwrap());
         assert!(clock.spend(Duration::from_secs(5)));
-        assert!(!clock.spend(Duration::from_millis(1)));
+        assert!(clock.spend(Duration::from_millis(1000)));
+        assert!(!clock.spend(Duration::from_millis(1001)));
     }
 }
