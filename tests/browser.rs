@@ -594,7 +594,7 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
     std::fs::create_dir_all(&dir.0).unwrap();
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
-    let ports = [common::free_port(), common::free_port()];
+    let ports = common::free_ports::<2>();
     let mut servers: Vec<common::balancer::Server> = ports
         .iter()
         .map(|&port| common::balancer::Server::start(port, &url, &[]))

@@ -10,7 +10,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::balancer::{Haproxy, Resent, Server, call, try_request};
-use common::free_port;
+use common::{free_port, free_ports};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
@@ -86,7 +86,7 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     let started = Instant::now();
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let ports = free_ports::<3>();
     let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url, &[])).collect();
     let front = free_port();
     let haproxy = Haproxy::start(front, &ports);
@@ -179,7 +179,7 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
 fn two_servers(args: &[&str]) -> (common::pg::Cluster, [u16; 2], Vec<Server>) {
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
-    let ports = [free_port(), free_port()];
+    let ports = free_ports::<2>();
     let servers = ports
         .iter()
         .map(|&port| Server::start(port, &url, args))

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use common::balancer::{Haproxy, Resent, Server, call};
-use common::free_port;
+use common::{free_port, free_ports};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
@@ -219,7 +219,7 @@ fn sixty_games_end_whole_while_servers_are_killed_and_the_database_restarts() {
         "--workers",
         "2",
     ];
-    let ports: Vec<u16> = (0..3).map(|_| free_port()).collect();
+    let ports = free_ports::<3>();
     let mut servers: Vec<Server> = ports
         .iter()
         .map(|&p| Server::start(p, &url, &args))

@@ -193,8 +193,13 @@ pub fn margin(result: &str) -> f64 {
 
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
+    free_ports::<1>()[0]
+}
+
+/// `N` different free loopback ports: each stays bound until all are chosen, so that none
+/// is picked twice.
+pub fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners: [std::net::TcpListener; N] =
+        std::array::from_fn(|_| std::net::TcpListener::bind("127.0.0.1:0").unwrap());
+    listeners.map(|l| l.local_addr().unwrap().port())
 }
