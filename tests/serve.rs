@@ -752,7 +752,8 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
     ];
     let server = Server::start(&dir.0, &args);
     // Three clients play easy games as fast as they are answered; a fourth plays the slow one.
-    let accepted = AtomicUsize::new(0);
+    // Moves accepted in each game.
+    let accepted: [AtomicUsize; 4] = Default::default();
     let address = server.address.clone();
     let mut slow_key = String::new();
     let tallies = std::thread::scope(|scope| {
@@ -761,14 +762,22 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
             let state = server
                 .open(json!({"client": format!("c{n}"), "size": 9, "level": level, "color": "B"}));
             slow_key = key(&state);
-            let (address, accepted) = (&address, &accepted);
+            let (address, accepted) = (&address, &accepted[n]);
             clients
                 .push(scope.spawn(move || play_until_cut_off(address, state, n as u64, accepted)));
         }
-        // Kill when the easy games have moves acknowledged and more on their way, and the
-        // slow game's first move is stored and its reply being searched.
+        // Kill when the easy games have moves acknowledged (each one, so that its first,
+        // stale, move has been refused) and more on their way, and the slow game's first move
+        // is stored and its reply being searched.
         let start = Instant::now();
-        while accepted.load(Ordering::SeqCst) < 13
+        let easy = || -> Vec<usize> {
+            accepted[..3]
+                .iter()
+                .map(|a| a.load(Ordering::SeqCst))
+                .collect()
+        };
+        while easy().iter().sum::<usize>() < 13
+            || easy().contains(&0)
             || moves(&server.get(&format!("/api/games/{slow_key}")).1).is_empty()
         {
             assert!(
