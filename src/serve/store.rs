@@ -736,6 +736,14 @@ impl Store for SqliteStore {
 mod tests {
     use super::*;
 
+    /// An empty directory under the system's temporary one, named `name` and the process id.
+    fn empty_dir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     fn game(key: &str, moves: &[&str]) -> StoredGame {
         StoredGame {
             key: key.to_string(),
@@ -830,9 +838,7 @@ mod tests {
 
     #[test]
     fn concurrent_writes_commit_together_and_a_failed_one_alone_changes_nothing() {
-        let dir = std::env::temp_dir().join(format!("tengen-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = empty_dir("tengen-store");
         let store = Arc::new(SqliteStore::open(&dir.join("games.sqlite")).unwrap());
         let threads: Vec<_> = (0..8)
             .map(|t| {
@@ -880,9 +886,7 @@ mod tests {
 
     #[test]
     fn a_file_without_a_version_is_migrated_and_keeps_its_games() {
-        let dir = std::env::temp_dir().join(format!("tengen-store-v0-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = empty_dir("tengen-store-v0");
         let path = dir.join("games.sqlite");
         Connection::open(&path)
             .unwrap()
@@ -916,9 +920,7 @@ mod tests {
 
     #[test]
     fn a_file_another_connection_is_writing_opens_once_it_is_done() {
-        let dir = std::env::temp_dir().join(format!("tengen-store-busy-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = empty_dir("tengen-store-busy");
         let path = dir.join("games.sqlite");
         // A file in rollback mode whose writer holds its reserved lock for a moment: SQLite
         // answers the switch to WAL at once with "database is locked", without waiting.
@@ -938,9 +940,7 @@ mod tests {
 
     #[test]
     fn three_servers_opening_a_new_file_at_once_migrate_it_once() {
-        let dir = std::env::temp_dir().join(format!("tengen-store-3-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = empty_dir("tengen-store-3");
         let path = dir.join("games.sqlite");
         let barrier = Arc::new(std::sync::Barrier::new(3));
         let opened: Vec<_> = (0..3)
