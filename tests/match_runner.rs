@@ -196,8 +196,7 @@ fn commands_in(log: &Path) -> Vec<String> {
 /// tells it (`kata-time_settings fischer-capped` after `kata-list_time_settings` names it,
 /// else Canadian periods of one stone as long as the increment), gets `time_left` with its
 /// time in hand before every move, and the search spends about its share plus the
-/// increment on each move without losing on time. 2 s and 0.3 s a move; a move takes
-/// ~0.4 s, so the 12 moves take about 5 s.
+/// increment on each move without losing on time: 2 s and 0.3 s a move, 12 moves each.
 #[test]
 fn a_fischer_match_is_sent_as_gtp2ogs_sends_it_and_ends_without_a_flag() {
     let dir = scratch_dir("match-fischer");

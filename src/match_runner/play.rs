@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use log::{debug, warn};
 use serde::Serialize;
 
-use super::time_control::{GRACE, MatchClock, TimeControl};
+use super::time_control::{MatchClock, TimeControl};
 use crate::board::{Color, Move, Point};
 use crate::game::{Game, Rules};
 use crate::gtp_client::settings::TimeCommands;
@@ -299,7 +299,7 @@ fn generate(
             if let Err(e) = engine.send(&command, Some(setup.move_timeout)) {
                 debug!("{}: {command}: {e}", engine.label());
             }
-            clock.available() + GRACE
+            clock.limit()
         }
         _ => setup.move_timeout,
     };

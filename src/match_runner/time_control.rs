@@ -134,9 +134,9 @@ impl TimeControl {
     }
 }
 
-/// How far a move may run past its clock before it is lost on time: the pipes and a loaded
-/// machine's scheduling are not the engine's thinking.
-pub const GRACE: Duration = Duration::from_secs(1);
+/// How far an engine's moves may run past its clock, all of a game's overruns together,
+/// before it loses on time: the pipes and a loaded machine's scheduling are not its thinking.
+const GRACE_SECONDS: f64 = 1.0;
 
 /// One engine's clock in one game.
 #[derive(Copy, Clone, Debug)]
@@ -148,6 +148,8 @@ pub struct MatchClock {
     period_left: f64,
     /// Stones still to play in the current period.
     stones_left: u32,
+    /// What is left of the game's grace ([`GRACE_SECONDS`]), seconds.
+    grace_left: f64,
 }
 
 impl MatchClock {
@@ -162,6 +164,7 @@ impl MatchClock {
             main_left: control.main(),
             period_left: period,
             stones_left: stones,
+            grace_left: GRACE_SECONDS,
         }
     }
 
@@ -175,11 +178,13 @@ impl MatchClock {
         }
     }
 
-    /// The most this move may take (its time; [`GRACE`] more before it is lost on time).
-    pub fn available(&self) -> Duration {
-        Duration::from_secs_f64(self.available_seconds())
+    /// The most this move may take before it is lost on time: its clock's time and what is
+    /// left of the grace.
+    pub fn limit(&self) -> Duration {
+        Duration::from_secs_f64(self.available_seconds() + self.grace_left)
     }
 
+    /// The clock's time for this move, seconds.
     fn available_seconds(&self) -> f64 {
         let byo = match self.control {
             TimeControl::Canadian { stones, .. } if stones > 0 => self.period_left,
@@ -189,14 +194,17 @@ impl MatchClock {
     }
 
     /// Charges a move that took `elapsed` (and under Fischer adds the increment); false when
-    /// that ran past the time available by more than [`GRACE`]. A move within the grace is
-    /// charged the time there was.
+    /// that ran past the clock by more than is left of the grace. An overrun within it uses
+    /// that much of the grace, and the move is charged the time there was.
     pub fn spend(&mut self, elapsed: Duration) -> bool {
         let available = self.available_seconds();
-        if elapsed > Duration::from_secs_f64(available) + GRACE {
+        let elapsed = elapsed.as_secs_f64();
+        let overrun = (elapsed - available).max(0.0);
+        if overrun > self.grace_left {
             return false;
         }
-        let mut used = elapsed.as_secs_f64().min(available);
+        self.grace_left -= overrun;
+        let mut used = elapsed.min(available);
         match self.control {
             TimeControl::Fischer {
                 increment,
@@ -281,12 +289,12 @@ mod tests {
         }
     }
 
-    /// A Fischer clock loses on time only when a move takes more than is in hand; the
-    /// increment comes after the move, up to the cap.
+    /// A Fischer clock loses on time only when a move takes more than is in hand and what is
+    /// left of the grace; the increment comes after the move, up to the cap.
     #[test]
     fn fischer_adds_the_increment_after_each_move_up_to_the_cap() {
         let mut clock = MatchClock::new(TimeControl::parse("10+2f,11").unwrap());
-        assert_eq!(clock.available(), Duration::from_secs(10));
+        assert_eq!(clock.limit(), Duration::from_secs(11));
         assert!(clock.spend(Duration::from_secs(4)));
         assert_eq!(clock.time_left(), (8.0, 0));
         assert!(clock.spend(Duration::ZERO));
@@ -295,10 +303,11 @@ mod tests {
         assert_eq!(clock.time_left(), (11.0, 0));
         assert!(clock.spend(Duration::from_secs(11)));
         assert_eq!(clock.time_left(), (2.0, 0));
-        // Half a second over: charged the two seconds there were.
+        // Half a second over: charged the two seconds there were, half the grace used.
         assert!(clock.spend(Duration::from_millis(2500)));
         assert_eq!(clock.time_left(), (2.0, 0));
-        assert!(!clock.spend(Duration::from_millis(3001)));
+        assert_eq!(clock.limit(), Duration::from_millis(2500));
+        assert!(!clock.spend(Duration::from_millis(2600)));
     }
 
     #[test]
@@ -306,7 +315,7 @@ mod tests {
         let mut clock = MatchClock::new(TimeControl::parse("10+5/2").unwrap());
         assert!(clock.spend(Duration::from_secs(8)));
         assert_eq!(clock.time_left(), (2.0, 0));
-        assert_eq!(clock.available(), Duration::from_secs(7));
+        assert_eq!(clock.limit(), Duration::from_secs(8));
         // 2 s of main time, then 2 s of the first period.
         assert!(clock.spend(Duration::from_secs(4)));
         assert_eq!(clock.time_left(), (3.0, 1));
@@ -318,14 +327,16 @@ mod tests {
         assert_eq!(clock.time_left(), (0.0, 1));
         assert!(clock.spend(Duration::ZERO));
         assert_eq!(clock.time_left(), (5.0, 2));
-        assert!(!clock.spend(Duration::from_millis(6001)));
+        assert!(!clock.spend(Duration::from_millis(5600)));
     }
 
     #[test]
     fn sudden_death_ends_with_main_time() {
         let mut clock = MatchClock::new(TimeControl::parse("5").unwrap());
         assert!(clock.spend(Duration::from_secs(5)));
-        assert!(clock.spend(Duration::from_millis(1000)));
-        assert!(!clock.spend(Duration::from_millis(1001)));
+        // The grace is the game's, not each move's.
+        assert!(clock.spend(Duration::from_millis(600)));
+        assert!(clock.spend(Duration::from_millis(400)));
+        assert!(!clock.spend(Duration::from_millis(1)));
     }
 }
