@@ -76,8 +76,7 @@ fn tengen(config: &Path, level: &str) -> Gtp {
 }
 
 /// Plays `moves` genmoves in turn on 9x9, checking each answer against our own replica of the
-/// game (so no earlier move was lost) and that none took far longer than the move timeout
-/// `timeout_ms`.
+/// game (so no earlier move was lost) and that none took far longer than `timeout_ms`.
 fn play_on(engine: &mut Gtp, moves: usize, timeout_ms: u64) -> Game {
     engine.ok("boardsize 9");
     engine.ok("clear_board");

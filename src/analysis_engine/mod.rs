@@ -264,7 +264,7 @@ fn act(shared: &Shared, action: &str, id: &str, value: &Value) {
             if let Some(target) = &target {
                 reply["terminateId"] = json!(target);
             }
-            // The acknowledgement goes out before any terminated job's final reply can.
+            // The acknowledgement goes out before any reply that this stop causes.
             shared.send(&reply);
             for stop in stops {
                 stop.store(true, Ordering::Relaxed);

@@ -14,10 +14,11 @@
 //!
 //! Pachi applies it on every size too; its fade is scaled here by the board's area.
 //!
-//! A White search giving a handicap without dynamic komi (the search with a net, whose score
-//! utility keeps its moves apart, and the playout search on small boards) sees the game lost
-//! from the first move; it may resign only when its lead falls behind a schedule of catching
-//! up, as KataGo's GTP engine decides.
+//! A White search giving a handicap without extra komi (the search with a net, whose score
+//! utility keeps its moves apart; the playout search on small boards, and on any board once
+//! the extra komi has faded or with `handicap_komi = 0`) sees the game lost from the first
+//! move; it may resign only when its lead falls behind a schedule of catching up, as KataGo's
+//! GTP engine decides.
 
 use crate::board::Color;
 use crate::game::{Game, opening_length};
@@ -70,6 +71,11 @@ pub fn white_resign_floor(game: &Game) -> Option<f64> {
     let span = (CATCH_UP_SHARE * area - from).max(1.0);
     let spent = (game.moves().len() as f64 - from).clamp(0.0, span);
     Some(-advantage * (span - spent) / span - 5.0 - 0.15 * advantage)
+}
+
+/// Whether `color` is White giving a handicap (one that [`white_resign_floor`] counts).
+pub fn white_gives_handicap(game: &Game, color: Color) -> bool {
+    color == Color::White && white_resign_floor(game).is_some()
 }
 
 /// Whether `color`, leading by `white_lead` points (White's view, komi included), is White

@@ -299,8 +299,9 @@ struct Run {
     kept_visits: u32,
     /// The komi added for a handicap game ([`dynamic_komi`]).
     extra_komi: f32,
-    /// White's mean lead at the playouts' ends (komi included), kept only where White gives
-    /// a handicap, to resign on its schedule ([`dynamic_komi::white_catching_up`]).
+    /// White's mean lead at the playouts' ends (komi included), kept only in a search for
+    /// White's move in a handicap game without extra komi, to resign on its schedule
+    /// ([`dynamic_komi::white_catching_up`]).
     white_lead: Option<f32>,
 }
 
@@ -493,14 +494,7 @@ impl Search {
             (None, Some(_)) => u64::MAX,
             (None, None) => DEFAULT_PLAYOUTS,
         };
-        let run = self.run(
-            game,
-            color,
-            &root_children,
-            budget,
-            max_playouts,
-            self.settings.early_stop,
-        );
+        let run = self.run(game, color, &root_children, budget, max_playouts, true);
         let (playouts, extra_komi) = (run.playouts, run.extra_komi);
         self.last_search = SearchReport {
             playouts,
@@ -625,7 +619,8 @@ impl Search {
 
     /// Searches `game`'s position with `color` to move (under its dynamic komi) on the tree
     /// kept from the last search when the game went on from it (else a fresh one), and keeps
-    /// that position as the tree's root.
+    /// that position as the tree's root; `for_move`: a search for the move to play (which
+    /// may stop early and resign), not a ponder.
     fn run(
         &mut self,
         game: &Game,
@@ -633,7 +628,7 @@ impl Search {
         root_children: &[NewChild],
         budget: &Budget,
         max_playouts: u64,
-        early_stop: bool,
+        for_move: bool,
     ) -> Run {
         let extra_komi = dynamic_komi::extra_komi(game, color, self.settings.handicap_komi(false));
         let last = match game.moves().last() {
@@ -641,9 +636,10 @@ impl Search {
             _ => None,
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let gives_handicap =
-            color == Color::White && dynamic_komi::white_resign_floor(game).is_some();
-        let scores = gives_handicap.then(RootTally::scores_only);
+        // White giving a handicap resigns on its lead, where the win rate is the real komi's.
+        let resigns_on_lead =
+            for_move && extra_komi == 0.0 && dynamic_komi::white_gives_handicap(game, color);
+        let scores = resigns_on_lead.then(RootTally::scores_only);
         let problem = Problem {
             board: game.board(),
             to_move: color,
@@ -653,7 +649,7 @@ impl Search {
             max_playouts,
             budget,
             seed: self.seed,
-            early_stop,
+            early_stop: for_move && self.settings.early_stop,
             tally: scores.as_ref(),
         };
         let reused = self.reuse_tree(game, color);
@@ -982,9 +978,11 @@ mod tests {
             threads: 1,
             seed: Some(1),
             resign_threshold: 0.5,
+            early_stop: false,
             ..SearchSettings::default()
         });
         let choice = search.choose(&game, Color::White, &Budget::default());
+        assert_eq!(search.last_search.playouts, MIN_PLAYOUTS_TO_RESIGN);
         let winrate = search.root_report().root.winrate;
         assert!(winrate < 0.5, "White wins {winrate}");
         assert_eq!(choice.losing, Some(false), "on its schedule");

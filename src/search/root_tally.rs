@@ -24,16 +24,16 @@ pub struct RootTally {
 
 impl Default for RootTally {
     fn default() -> RootTally {
-        let zeros = |n: usize| (0..n).map(|_| AtomicI64::new(0)).collect();
         RootTally {
-            count: (0..MAX_CELLS).map(|_| AtomicU64::new(0)).collect(),
-            sum: zeros(MAX_CELLS),
-            squares: zeros(MAX_CELLS),
             ownership: zeros(MAX_CELLS),
-            playouts: AtomicU64::new(0),
-            moves_ownership: None,
+            ..RootTally::scores_only()
         }
     }
+}
+
+/// `n` counters at zero.
+fn zeros(n: usize) -> Vec<AtomicI64> {
+    (0..n).map(|_| AtomicI64::new(0)).collect()
 }
 
 /// One thread's ownership counts, added to the shared [`RootTally`] in one go: per-point
@@ -79,8 +79,12 @@ impl RootTally {
     /// A tally of the scores alone, without who owns what.
     pub fn scores_only() -> RootTally {
         RootTally {
+            count: (0..MAX_CELLS).map(|_| AtomicU64::new(0)).collect(),
+            sum: zeros(MAX_CELLS),
+            squares: zeros(MAX_CELLS),
             ownership: Vec::new(),
-            ..RootTally::default()
+            playouts: AtomicU64::new(0),
+            moves_ownership: None,
         }
     }
 
