@@ -770,14 +770,14 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
         // stale, move has been refused) and more on their way, and the slow game's first move
         // is stored and its reply being searched.
         let start = Instant::now();
-        let easy = || -> Vec<usize> {
-            accepted[..3]
+        let easy_games_under_way = || {
+            let counts: Vec<usize> = accepted[..3]
                 .iter()
                 .map(|a| a.load(Ordering::SeqCst))
-                .collect()
+                .collect();
+            counts.iter().sum::<usize>() >= 13 && !counts.contains(&0)
         };
-        while easy().iter().sum::<usize>() < 13
-            || easy().contains(&0)
+        while !easy_games_under_way()
             || moves(&server.get(&format!("/api/games/{slow_key}")).1).is_empty()
         {
             assert!(
