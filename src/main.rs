@@ -9,22 +9,22 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use log::info;
 
-use tengen::analysis_engine::{self, EngineOptions};
-use tengen::bench::{self, BenchOptions, PolicyKind};
-use tengen::board::Move;
-use tengen::book;
-use tengen::config::{self, ANALYST_LEVEL, Config, SearchOverrides};
-use tengen::game::clock::Seconds;
-use tengen::game::{MAX_KOMI, checked_komi};
-use tengen::gtp::{self, Engine};
+use tengen::engine::book;
+use tengen::engine::config::{self, ANALYST_LEVEL, Config, SearchOverrides};
+use tengen::front::analysis_engine::{self, EngineOptions};
+use tengen::front::bench::{self, BenchOptions, PolicyKind};
+use tengen::front::gtp::{self, Engine};
+use tengen::rules::board::Move;
+use tengen::rules::game::clock::Seconds;
+use tengen::rules::game::{MAX_KOMI, checked_komi};
 
-use tengen::match_runner::stats::Sprt;
-use tengen::match_runner::time_control::TimeControl;
-use tengen::match_runner::{self, MatchOptions};
-use tengen::player::levels::{self, NetSource};
-use tengen::regress::{self, RegressOptions};
-use tengen::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
-use tengen::train::{self, TrainOptions};
+use tengen::engine::player::levels::{self, NetSource};
+use tengen::engine::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
+use tengen::front::match_runner::stats::Sprt;
+use tengen::front::match_runner::time_control::TimeControl;
+use tengen::front::match_runner::{self, MatchOptions};
+use tengen::front::regress::{self, RegressOptions};
+use tengen::knowledge::train::{self, TrainOptions};
 
 /// What `--version` prints after the name: the crate's version and the commit the binary was
 /// built from (build.rs), e.g. `0.1.0 (commit 1a2b3c4)` or `0.1.0 (built outside git)`.
@@ -222,7 +222,7 @@ struct ServeArgs {
     store_pool: u32,
     /// PostgreSQL: the longest one statement, or the wait for a connection, may take (e.g.
     /// 5s); a request that runs into it is answered 503 with Retry-After.
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = tengen::serve::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = tengen::front::serve::parse_duration)]
     store_timeout: Duration,
     /// The engines.toml to read. Default: $TENGEN_CONFIG, else ./engines.toml, else the user's
     /// (~/.config/tengen/engines.toml on Linux), else built-in levels (`tengen config` says which).
@@ -239,7 +239,7 @@ struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     requests_per_client: u32,
     /// Forget a game untouched for this long (e.g. 30m, 90s, 2h).
-    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = tengen::serve::parse_duration)]
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = tengen::front::serve::parse_duration)]
     idle_timeout: Duration,
     /// The longest the AI thinks about one move, in seconds.
     #[arg(long, value_name = "S", default_value_t = 10.0)]
@@ -608,23 +608,23 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     if args.store_timeout.is_zero() || args.store_timeout.as_secs() >= 3600 {
         return fail(&"--store-timeout wants a duration from 1s to under an hour");
     }
-    let settings = tengen::serve::pgstore::PgSettings {
+    let settings = tengen::front::serve::pgstore::PgSettings {
         pool_size: args.store_pool,
         statement_timeout: args.store_timeout,
         connect_timeout: args.store_timeout,
     };
     if let Some(ServeCommand::Migrate { from, to }) = args.command {
-        if !tengen::serve::pgstore::is_url(&to) {
+        if !tengen::front::serve::pgstore::is_url(&to) {
             return fail(&format!(
                 "--to {}: wants a PostgreSQL URL, postgres://USER@HOST:PORT/DB",
-                tengen::serve::pgstore::redacted(&to)
+                tengen::front::serve::pgstore::redacted(&to)
             ));
         }
         if !from.is_file() {
             return fail(&format!("--from {}: no such file", from.display()));
         }
-        let target = tengen::serve::StoreAt::parse(&to, settings);
-        return match tengen::serve::migrate(&from, &target) {
+        let target = tengen::front::serve::StoreAt::parse(&to, settings);
+        return match tengen::front::serve::migrate(&from, &target) {
             Ok((copied, present)) => {
                 eprintln!(
                     "tengen serve migrate: {copied} games copied from {} to {target}; {present} were there already",
@@ -648,9 +648,9 @@ fn run_serve(args: ServeArgs) -> ExitCode {
     if args.idle_timeout.is_zero() {
         return fail(&"--idle-timeout must be longer than 0s");
     }
-    let options = tengen::serve::ServeOptions {
+    let options = tengen::front::serve::ServeOptions {
         bind: args.bind,
-        store: tengen::serve::StoreAt::parse(&args.store, settings),
+        store: tengen::front::serve::StoreAt::parse(&args.store, settings),
         config,
         workers: thread_count(args.workers),
         max_games_per_client: args.max_games_per_client as usize,
@@ -658,7 +658,7 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         idle_timeout: args.idle_timeout,
         move_time,
     };
-    exit_code(tengen::serve::run(options), "tengen serve")
+    exit_code(tengen::front::serve::run(options), "tengen serve")
 }
 
 fn run_bench(args: BenchArgs) -> ExitCode {
@@ -769,7 +769,9 @@ fn run_regress(args: RegressArgs) -> ExitCode {
 fn default_engine(args: &RegressArgs) -> Result<Vec<String>, Box<dyn std::error::Error>> {
     let config_path = match &args.config {
         Some(path) => Some(std::path::absolute(path)?),
-        None => Some(std::path::absolute(tengen::config::DEFAULT_FILE)?).filter(|p| p.is_file()),
+        None => {
+            Some(std::path::absolute(tengen::engine::config::DEFAULT_FILE)?).filter(|p| p.is_file())
+        }
     };
     Config::load(config_path.as_deref())?.level(&args.level)?;
     let exe = std::env::current_exe()?;

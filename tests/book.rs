@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use common::Gtp;
-use tengen::board::{Color, Move};
-use tengen::book;
-use tengen::game::{Game, Rules};
+use tengen::engine::book;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// A seeded one-thread mcts level with few playouts, and the same without the book; the
 /// same with the test net, by default and with the book.

@@ -28,9 +28,9 @@ use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
-use tengen::board::{Color, Move, Point};
-use tengen::game::{Game, Rules};
-use tengen::player::sensible_moves;
+use tengen::engine::player::sensible_moves;
+use tengen::rules::board::{Color, Move, Point};
+use tengen::rules::game::{Game, Rules};
 
 const SIZE: usize = 9;
 /// Black plays on the board up to this move number, then passes until the game ends.

@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Gtp;
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// Slack on top of a move's deadline before a move counts as hung (the machine may be busy).
 const SLACK: Duration = Duration::from_secs(3);

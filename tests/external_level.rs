@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use common::Gtp;
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// Move timeout of the levels whose child hangs or starts slowly, where the fallback must
 /// answer in time.

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use common::{Gtp, tengen_path};
-use tengen::game::{Game, Rules};
-use tengen::player::random::RandomPlayer;
-use tengen::player::{Budget, Player, Silent};
+use tengen::engine::player::random::RandomPlayer;
+use tengen::engine::player::{Budget, Player, Silent};
+use tengen::rules::game::{Game, Rules};
 
 #[test]
 fn ids_preprocessing_and_pipelining() {

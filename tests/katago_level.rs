@@ -11,10 +11,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Gtp;
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
-use tengen::gtp_client::Client;
-use tengen::player::external::early_pass::Analysis;
+use tengen::engine::gtp_client::Client;
+use tengen::engine::player::external::early_pass::Analysis;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// The KataGo command line from `TENGEN_KATAGO` (the tests run only when build.rs saw it set).
 fn katago() -> Vec<String> {
@@ -60,7 +60,7 @@ fn files(name: &str, katago: &[String]) -> Files {
     Files { config, pid, log }
 }
 
-/// What the fallback chain logs when a player of it gives no move (src/player/fallback.rs).
+/// What the fallback chain logs when a player of it gives no move (src/engine/player/fallback.rs).
 const FALLBACK_PLAYS: &str = "the next player plays this move";
 
 /// tengen at `level`, logging to `files.log` at info level, and at debug level for the fallback
@@ -75,7 +75,7 @@ fn tengen(files: &Files, level: &str) -> Gtp {
             "--level",
             level,
         ])
-        .env("RUST_LOG", "info,tengen::player::fallback=debug")
+        .env("RUST_LOG", "info,tengen::engine::player::fallback=debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(log)

@@ -6,36 +6,37 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Each top-level module of `src/` and its layer: a module may import only modules of a lower
-/// layer (and itself). Same-layer modules stay independent of each other.
+/// The folders of `src/`, one per floor: each holds modules of the layers below.
+const FOLDERS: &[&str] = &["ground", "rules", "knowledge", "engine", "front"];
+
+/// Each module of `src/` (a folder and a module in it) and its layer: a module may import only
+/// modules of a lower layer (and itself). Same-layer modules stay independent of each other.
 const LAYERS: &[(&str, u32)] = &[
-    // Input, and finding programs and files on the machine.
-    ("lines", 0),
-    ("locate", 0),
+    // The ground floor: input, and finding programs and files on the machine.
+    ("ground::lines", 0),
+    ("ground::locate", 0),
     // Rules.
-    ("board", 1),
-    ("game", 2),
-    ("sgf", 3),
-    ("gtp_client", 3),
-    // Reading, then knowledge.
-    ("tactics", 3),
-    // KataGo's networks: model files, input features, the forward pass.
-    ("net", 3),
-    ("patterns", 4),
-    ("train", 5),
-    // Search, the book on top of it.
-    ("search", 6),
-    ("book", 7),
-    // Players: engines.toml's levels, checked, then the players built from them.
-    ("config", 8),
-    ("player", 9),
+    ("rules::board", 1),
+    ("rules::game", 2),
+    ("rules::sgf", 3),
+    // Reading, KataGo's networks, then patterns and their trainer.
+    ("knowledge::tactics", 3),
+    ("knowledge::net", 3),
+    ("knowledge::patterns", 4),
+    ("knowledge::train", 5),
+    // Driving another engine, the search, the book on top of it, then the levels and players.
+    ("engine::gtp_client", 3),
+    ("engine::search", 6),
+    ("engine::book", 7),
+    ("engine::config", 8),
+    ("engine::player", 9),
     // Front ends.
-    ("gtp", 10),
-    ("analysis_engine", 10),
-    ("match_runner", 10),
-    ("regress", 10),
-    ("bench", 10),
-    ("serve", 10),
+    ("front::gtp", 10),
+    ("front::analysis_engine", 10),
+    ("front::match_runner", 10),
+    ("front::regress", 10),
+    ("front::bench", 10),
+    ("front::serve", 10),
 ];
 
 fn layer(module: &str) -> Option<u32> {
@@ -96,8 +97,8 @@ fn code_only(src: &str) -> String {
     out
 }
 
-/// The top-level modules that `code` reaches through `crate::`, with braces expanded
-/// (`use crate::{board::Board, game::Game}` names board and game).
+/// The modules (`folder::module`) that `code` reaches through `crate::`, with braces
+/// expanded (`use crate::rules::{board::Board, game::Game}` names rules::board and rules::game).
 fn modules_named(code: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = code;
@@ -108,44 +109,58 @@ fn modules_named(code: &str) -> Vec<String> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
             continue;
         }
-        let rest_trimmed = rest.trim_start();
-        if let Some(group) = rest_trimmed.strip_prefix('{') {
-            let mut depth = 1;
-            let mut item_start = true;
-            let mut name = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' => depth -= 1,
-                    ',' if depth == 1 => item_start = true,
-                    _ => {}
-                }
-                if depth == 0 {
-                    break;
-                }
-                if depth == 1 && item_start {
-                    if c.is_alphanumeric() || c == '_' {
-                        name.push(c);
-                    } else if !name.is_empty() {
-                        found.push(std::mem::take(&mut name));
-                        item_start = false;
-                    }
-                }
-            }
-            if !name.is_empty() {
-                found.push(name);
-            }
-        } else {
-            let name: String = rest_trimmed
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            if !name.is_empty() {
-                found.push(name);
-            }
+        for path in paths(rest, 2) {
+            found.push(path.join("::"));
         }
     }
     found
+}
+
+/// The paths of at most `segments` names that the use tree at the start of `code` names.
+fn paths(code: &str, segments: usize) -> Vec<Vec<String>> {
+    let code = code.trim_start();
+    if let Some(group) = code.strip_prefix('{') {
+        let mut items = Vec::new();
+        let (mut depth, mut item_start) = (0, 0);
+        for (i, c) in group.char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    items.push(&group[item_start..i]);
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    items.push(&group[item_start..i]);
+                    item_start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        return items
+            .into_iter()
+            .flat_map(|item| paths(item, segments))
+            .collect();
+    }
+    let name: String = code
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if name.is_empty() {
+        return Vec::new();
+    }
+    let after = code[name.len()..].trim_start();
+    match after.strip_prefix("::") {
+        Some(tail) if segments > 1 => {
+            let mut inner = paths(tail, segments - 1);
+            if inner.is_empty() {
+                inner.push(Vec::new());
+            }
+            inner.iter_mut().for_each(|p| p.insert(0, name.clone()));
+            inner
+        }
+        _ => vec![vec![name]],
+    }
 }
 
 /// Every upward or sideways path in one file of `module`, as messages.
@@ -198,19 +213,26 @@ fn no_import_runs_upward_or_sideways() {
     let mut modules_seen = 0;
     for path in &files {
         let relative = path.strip_prefix(&src).expect("a file below src/");
-        let first = relative
+        let parts: Vec<&str> = relative
             .components()
-            .next()
-            .and_then(|c| c.as_os_str().to_str())
-            .expect("a file name");
-        let module = first.trim_end_matches(".rs");
-        // The crate root and the binary sit above every layer.
-        if module == "lib" || module == "main" {
-            continue;
-        }
+            .filter_map(|c| c.as_os_str().to_str())
+            .collect();
+        // The crate root, the binary and each folder's list of its modules sit above every
+        // layer.
+        let (folder, name) = match parts.as_slice() {
+            [_] | [_, "mod.rs"] => continue,
+            [folder, name, ..] => (*folder, name.trim_end_matches(".rs")),
+            [] => unreachable!("a file has a name"),
+        };
+        assert!(
+            FOLDERS.contains(&folder),
+            "{}: a folder missing from FOLDERS",
+            relative.display()
+        );
+        let module = format!("{folder}::{name}");
         modules_seen += 1;
         let text = fs::read_to_string(path).expect("a readable source file");
-        problems.extend(violations(module, &relative.display().to_string(), &text));
+        problems.extend(violations(&module, &relative.display().to_string(), &text));
     }
     assert!(modules_seen > 50, "only {modules_seen} source files found");
     assert!(
@@ -224,33 +246,51 @@ fn no_import_runs_upward_or_sideways() {
 fn every_row_of_the_table_is_a_module_of_the_crate() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for (module, _) in LAYERS {
-        let exists = src.join(format!("{module}.rs")).exists() || src.join(module).is_dir();
+        let path = module.replace("::", "/");
+        let exists = src.join(format!("{path}.rs")).exists() || src.join(&path).is_dir();
         assert!(exists, "LAYERS names `{module}`, which src/ lacks");
+        let folder = module.split("::").next().unwrap_or_default();
+        assert!(
+            FOLDERS.contains(&folder),
+            "`{module}` is in no folder of FOLDERS"
+        );
     }
 }
 
 #[test]
 fn the_checker_sees_an_upward_import() {
-    let upward = "use crate::board::Board;\nuse crate::search::Search;\n";
+    let upward = "use crate::rules::board::Board;\nuse crate::engine::search::Search;\n";
     assert_eq!(
-        violations("game", "game/x.rs", upward),
-        ["game/x.rs: `game` (layer 2) uses `crate::search` (layer 6)"]
+        violations("rules::game", "rules/game/x.rs", upward),
+        ["rules/game/x.rs: `rules::game` (layer 2) uses `crate::engine::search` (layer 6)"]
     );
-    let grouped = "use crate::{\n    board::{Board, Point},\n    player::Player,\n};";
+    let grouped =
+        "use crate::{\n    rules::board::{Board, Point},\n    engine::player::Player,\n};";
     assert_eq!(
-        violations("search", "search/x.rs", grouped),
-        ["search/x.rs: `search` (layer 6) uses `crate::player` (layer 9)"]
+        violations("engine::search", "engine/search/x.rs", grouped),
+        ["engine/search/x.rs: `engine::search` (layer 6) uses `crate::engine::player` (layer 9)"]
     );
-    let inline = "fn f() { let g = crate::serve::start(); }";
-    assert_eq!(violations("gtp", "gtp/x.rs", inline).len(), 1, "sideways");
+    let nested = "use crate::engine::{search::Search, player::{Player, levels}};";
+    assert_eq!(
+        violations("engine::book", "engine/book/x.rs", nested).len(),
+        1
+    );
+    let inline = "fn f() { let g = crate::front::serve::start(); }";
+    assert_eq!(
+        violations("front::gtp", "front/gtp/x.rs", inline).len(),
+        1,
+        "sideways"
+    );
     let unknown = violations("wonders", "wonders.rs", "");
     assert_eq!(unknown.len(), 1);
+    let folder_alone = violations("front::gtp", "front/gtp/x.rs", "use crate::engine;");
+    assert_eq!(folder_alone.len(), 1, "a folder is not a module");
 }
 
 #[test]
 fn comments_strings_and_other_crates_are_not_imports() {
-    let src = "//! See [`crate::player`].\n/* crate::serve */ fn f() { \
-               let s = \"crate::gtp\"; let c = '\"'; my_crate::x(); $crate::y(); }\n\
-               use crate::board::Board;";
-    assert!(violations("game", "game/x.rs", src).is_empty());
+    let src = "//! See [`crate::engine::player`].\n/* crate::front::serve */ fn f() { \
+               let s = \"crate::front::gtp\"; let c = '\"'; my_crate::x(); $crate::y(); }\n\
+               use crate::rules::board::Board;";
+    assert!(violations("rules::game", "rules/game/x.rs", src).is_empty());
 }

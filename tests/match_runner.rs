@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use tengen::game::Rules;
-use tengen::sgf;
+use tengen::rules::game::Rules;
+use tengen::rules::sgf;
 
 /// `tengen gtp --level LEVEL` as a command line.
 fn tengen_level(level: &str) -> String {
@@ -437,14 +437,14 @@ fn handicap_games_start_from_the_fixed_stones_with_white_to_move() {
             .initial_board()
             .points()
             .filter(|&p| loaded.initial_board().color_at(p).is_some())
-            .map(|p| tengen::board::Move::Play(p).to_vertex(9))
+            .map(|p| tengen::rules::board::Move::Play(p).to_vertex(9))
             .collect();
         // The GTP spec's three stones on 9x9.
         assert_eq!(stones.len(), 3);
         for v in ["C3", "G7", "C7"] {
             assert!(stones.iter().any(|s| s == v), "{v} in {stones:?}");
         }
-        assert_eq!(loaded.moves()[0].0, tengen::board::Color::White);
+        assert_eq!(loaded.moves()[0].0, tengen::rules::board::Color::White);
     }
 }
 

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{Gtp, tengen_path};
-use tengen::board::{Color, Move};
-use tengen::game::clock::{Clock, TimeSystem};
-use tengen::game::{Game, Rules};
-use tengen::search::time_for_move;
+use tengen::engine::search::time_for_move;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::clock::{Clock, TimeSystem};
+use tengen::rules::game::{Game, Rules};
 
 /// tengen at the `mcts` level (a search, which takes the clock's deadline; few playouts, so
 /// that a day on the clock still answers at once), its engine's debug log in a file: the log
@@ -29,7 +29,7 @@ fn searching_engine(name: &str) -> (Gtp, PathBuf) {
             "--threads",
             "1",
         ])
-        .env("RUST_LOG", "tengen::gtp::engine=debug")
+        .env("RUST_LOG", "tengen::front::gtp::engine=debug")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(std::fs::File::create(&log).unwrap())

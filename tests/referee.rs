@@ -17,9 +17,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use common::{Gtp, margin};
-use tengen::board::{Color, Move, Point};
-use tengen::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
-use tengen::game::{Game, IllegalMove, KoRule, Rules};
+use tengen::rules::board::{Color, Move, Point};
+use tengen::rules::game::score::{Assessment, DEFAULT_PLAYOUTS, StoneStatus};
+use tengen::rules::game::{Game, IllegalMove, KoRule, Rules};
 
 /// The komi of every game (an integer: a draw is a result like any other).
 const KOMI: f64 = 7.0;

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
-use tengen::player::sensible_moves;
+use tengen::engine::player::sensible_moves;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// A temporary directory, removed when dropped.
 struct TempDir(PathBuf);
@@ -61,7 +61,7 @@ impl Server {
             .arg(store)
             .args(args)
             .env("PGPASSWORD", common::pg::PASSWORD)
-            .env("RUST_LOG", "warn,tengen::serve::api=info")
+            .env("RUST_LOG", "warn,tengen::front::serve::api=info")
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -227,7 +227,7 @@ fn rows(game: &Game) -> Vec<String> {
         .map(|row| {
             (0..size)
                 .map(
-                    |col| match board.color_at(tengen::board::Point::new(size, col, row)) {
+                    |col| match board.color_at(tengen::rules::board::Point::new(size, col, row)) {
                         Some(Color::Black) => 'X',
                         Some(Color::White) => 'O',
                         None => '.',
@@ -309,7 +309,7 @@ fn play_a_game(server: &Server, level: &str, seed: u64) -> Value {
     assert_eq!(status, 200);
     assert!(head.contains("application/x-go-sgf"), "{head}");
     assert!(sgf.contains(&format!("RE[{result}]")), "{sgf}");
-    let replayed = tengen::sgf::load_game(&sgf, None, Rules::chinese(7.5)).unwrap();
+    let replayed = tengen::rules::sgf::load_game(&sgf, None, Rules::chinese(7.5)).unwrap();
     assert_eq!(replayed.moves(), mirror.moves());
     state
 }
@@ -1103,7 +1103,7 @@ fn game_body() -> String {
 
 #[test]
 fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_then() {
-    use tengen::serve::store::{SqliteStore, Store, StoredGame};
+    use tengen::front::serve::store::{SqliteStore, Store, StoredGame};
     let dir = TempDir::new("unanswered");
     // The store as a server leaves it when it dies after storing the client's move and
     // before the AI's reply.
@@ -1248,7 +1248,7 @@ fn one_huge_group(owner: Color) -> Vec<String> {
     }
     for row in 0..9 {
         for col in 0..9 {
-            let vertex = tengen::board::Point::new(9, col, row).to_vertex(9);
+            let vertex = tengen::rules::board::Point::new(9, col, row).to_vertex(9);
             if eyes.contains(&vertex.as_str()) {
                 continue;
             }

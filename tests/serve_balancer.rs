@@ -14,9 +14,9 @@ use common::{free_port, free_ports};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
-use tengen::player::sensible_moves;
+use tengen::engine::player::sensible_moves;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 fn vertex(mv: Move) -> String {
     match mv {

@@ -27,9 +27,9 @@ use common::{free_port, free_ports};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
-use tengen::board::{Color, Move};
-use tengen::game::{Game, Rules};
-use tengen::player::sensible_moves;
+use tengen::engine::player::sensible_moves;
+use tengen::rules::board::{Color, Move};
+use tengen::rules::game::{Game, Rules};
 
 /// Clients, one game each.
 const CLIENTS: usize = 60;

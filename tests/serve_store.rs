@@ -12,8 +12,8 @@ use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use common::pg::{self, Cluster};
-use tengen::serve::pgstore::{PgSettings, PgStore};
-use tengen::serve::store::{
+use tengen::front::serve::pgstore::{PgSettings, PgStore};
+use tengen::front::serve::store::{
     Ending, NewMoves, SCHEMA_VERSION, SqliteStore, Store, StoreErrorKind, StoredGame,
 };
 

@@ -5,7 +5,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tengen::patterns::{Group, PatternTable};
+use tengen::knowledge::patterns::{Group, PatternTable};
 
 /// A fresh directory under target/tmp, named for the test.
 fn temp_dir(name: &str) -> PathBuf {

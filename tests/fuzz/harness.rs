@@ -8,14 +8,14 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use serde_json::Value;
-use tengen::analysis_engine::{self, EngineOptions, query};
-use tengen::board::{MAX_SIZE, MIN_SIZE};
-use tengen::config::{Config, SearchOverrides};
-use tengen::game::Rules;
-use tengen::gtp::engine::{Kind, kind_of};
-use tengen::gtp::{self, Engine, protocol};
-use tengen::player::levels;
-use tengen::sgf::{self, RecordInfo};
+use tengen::engine::config::{Config, SearchOverrides};
+use tengen::engine::player::levels;
+use tengen::front::analysis_engine::{self, EngineOptions, query};
+use tengen::front::gtp::engine::{Kind, kind_of};
+use tengen::front::gtp::{self, Engine, protocol};
+use tengen::rules::board::{MAX_SIZE, MIN_SIZE};
+use tengen::rules::game::Rules;
+use tengen::rules::sgf::{self, RecordInfo};
 
 /// The most bytes of one input a target reads: GTP sessions and configs longer than this add
 /// nothing a fuzzer can find, and keep each run short.
@@ -59,7 +59,7 @@ fn gtp_config() -> &'static Config {
 /// of a fuzzing process is not reported as a hang. AFL++ forks after this, so it must start no
 /// thread pool (the scorer's would be lost in the fork).
 pub fn warm_up() {
-    tengen::search::warm_up();
+    tengen::engine::search::warm_up();
 }
 
 /// GTP: a whole engine (the `random` level wrapped as `tengen gtp --level easy` has it) is fed

@@ -409,7 +409,7 @@ fn analysis_query() -> impl Strategy<Value = Vec<u8>> {
         ]
     });
     // Every field tengen reads, one KataGo field it ignores, and a made-up one.
-    let fields: Vec<&'static str> = tengen::analysis_engine::query::READ_FIELDS
+    let fields: Vec<&'static str> = tengen::front::analysis_engine::query::READ_FIELDS
         .iter()
         .copied()
         .chain(["action", "bogus"])

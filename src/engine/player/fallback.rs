@@ -1,0 +1,134 @@
+//! A chain of players: the first (an external engine) answers when it can; when it cannot
+//! (missing, still starting, slow, crashed, answering nonsense) the next one does, and so
+//! on, all within the one deadline of the move.
+
+use std::time::{Duration, Instant};
+
+use log::{debug, warn};
+
+use super::{AnalysisRequest, Answer, Budget, ExternalError, Player, PlayerError, Progress};
+use crate::rules::board::Color;
+use crate::rules::game::Game;
+
+/// Below this much time left, only the last (quickest) player of the chain is asked.
+const QUICK_ANSWER: Duration = Duration::from_millis(300);
+
+/// The least time a player after the first is given even when the ones before used up the
+/// move's budget, so that a search still answers sensibly (it stays within the one-second
+/// grace the clock's reserve covers).
+const FALLBACK_MINIMUM: Duration = Duration::from_millis(200);
+
+/// Players asked in order until one answers.
+pub struct FallbackPlayer {
+    chain: Vec<Box<dyn Player>>,
+    /// The most one move may take, whatever the clock allows.
+    move_timeout: Duration,
+    /// The player of the chain that answered the last move: the one that ponders.
+    answered: Option<usize>,
+}
+
+impl FallbackPlayer {
+    /// `chain` (its first player is the one wanted, the rest answer in its place), each move
+    /// bounded by `move_timeout`.
+    pub fn new(chain: Vec<Box<dyn Player>>, move_timeout: Duration) -> FallbackPlayer {
+        FallbackPlayer {
+            chain,
+            move_timeout,
+            answered: None,
+        }
+    }
+}
+
+impl Player for FallbackPlayer {
+    fn genmove(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        progress: &mut dyn Progress,
+    ) -> Result<Answer, PlayerError> {
+        let timeout = Instant::now() + self.move_timeout;
+        let deadline = budget.deadline.map_or(timeout, |d| d.min(timeout));
+        let last = self.chain.len().saturating_sub(1);
+        let mut error = PlayerError::CannotAnalyze;
+        self.answered = None;
+        for (i, player) in self.chain.iter_mut().enumerate() {
+            let now = Instant::now();
+            if i > 0 && i < last && deadline.saturating_duration_since(now) < QUICK_ANSWER {
+                continue;
+            }
+            let due = if i == 0 {
+                deadline
+            } else {
+                deadline.max(now + FALLBACK_MINIMUM)
+            };
+            let budget = Budget {
+                deadline: Some(due),
+                ..budget.clone()
+            };
+            match player.genmove(game, color, &budget, progress) {
+                Ok(answer) => {
+                    self.answered = Some(i);
+                    return Ok(answer);
+                }
+                Err(e) => {
+                    log_failure(&e, i == last);
+                    error = e;
+                }
+            }
+        }
+        Err(error)
+    }
+
+    fn analyze(
+        &mut self,
+        game: &Game,
+        request: &AnalysisRequest,
+        progress: &mut dyn Progress,
+    ) -> Result<(), PlayerError> {
+        for player in &mut self.chain {
+            match player.analyze(game, request, progress) {
+                Err(PlayerError::CannotAnalyze) => {}
+                Err(e) => warn!("{e}; the next player analyses"),
+                Ok(()) => return Ok(()),
+            }
+        }
+        Err(PlayerError::CannotAnalyze)
+    }
+
+    fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        match self.answered.and_then(|i| self.chain.get_mut(i)) {
+            Some(player) => player.ponder(game, budget),
+            None => 0,
+        }
+    }
+
+    fn describe(&self) -> Option<String> {
+        self.chain.first().and_then(|p| p.describe())
+    }
+}
+
+/// One log line for a player of the chain that gave no move.
+fn log_failure(error: &PlayerError, last: bool) {
+    let next = if last {
+        "nobody is left to play; passing"
+    } else {
+        "the next player plays this move"
+    };
+    match error {
+        PlayerError::Engine {
+            name,
+            error: ExternalError::Unavailable,
+        } => debug!("{name}: unavailable; {next}"),
+        PlayerError::Engine {
+            name,
+            error: ExternalError::Starting,
+        } => debug!("{name}: still starting; {next}"),
+        // A child ready late in a move: it plays the next one.
+        PlayerError::Engine {
+            name,
+            error: ExternalError::OutOfTime,
+        } => debug!("{name}: no time left to ask it; {next}"),
+        e => warn!("{e}; {next}"),
+    }
+}

@@ -1,0 +1,196 @@
+//! Dynamic komi for handicap games (Pachi's "linear dynkomi"). With handicap stones Black
+//! starts far ahead, and a search that wins nearly every playout cannot tell a solid move from
+//! a slack one: every move keeps the win, so it gives points away until the lead is gone.
+//! Searching as if White had extra komi keeps Black's win rate in the range where moves
+//! differ. The extra komi starts at what the handicap is worth and fades linearly to nothing,
+//! so that the real komi decides the endgame.
+//!
+//! White searches with it too on boards larger than 9x9, as Pachi does by default
+//! (`dynkomi_mask=3`): behind by the handicap, it would otherwise see every move lose, play
+//! desperate overplays and resign early; with it, White plays the normal moves that catch
+//! up. On 9x9 and smaller a handicap stone is worth a large share of the board, and White
+//! keeping the real komi, whose search picks the moves most likely to turn a lost game,
+//! catches up more often (measured against GNU Go: docs/LOG.md).
+//!
+//! Pachi applies it on every size too; its fade is scaled here by the board's area.
+//!
+//! A White search giving a handicap without extra komi (the search with a net, whose score
+//! utility keeps its moves apart; the playout search on small boards, and on any board once
+//! the extra komi has faded or with `handicap_komi = 0`) sees the game lost from the first
+//! move; it may resign only when its lead falls behind a schedule of catching up, as KataGo's
+//! GTP engine decides.
+
+use crate::rules::board::Color;
+use crate::rules::game::{Game, opening_length};
+
+/// The largest board on which White's search keeps the real komi.
+const WHITE_REAL_KOMI_MAX_SIZE: usize = 9;
+
+/// Moves on 19x19 over which the extra komi fades to nothing (Pachi's 200); smaller boards
+/// scale it by their area (45 moves on 9x9, 94 on 13x13).
+const FADE_MOVES_19X19: f32 = 200.0;
+
+/// The komi the search for `to_move` adds to the game's in `game`: in a handicap game,
+/// `per_stone` points for every handicap stone less the komi White already has (above the half
+/// point that breaks ties), times the share of the fade still ahead; 0 otherwise, and 0 for
+/// White on boards up to [`WHITE_REAL_KOMI_MAX_SIZE`].
+pub fn extra_komi(game: &Game, to_move: Color, per_stone: f32) -> f32 {
+    let stones = game.handicap();
+    let white_keeps_komi = to_move == Color::White && game.size() <= WHITE_REAL_KOMI_MAX_SIZE;
+    if stones == 0 || per_stone <= 0.0 || white_keeps_komi {
+        return 0.0;
+    }
+    let size = game.size() as f32;
+    let fade = FADE_MOVES_19X19 * size * size / (19.0 * 19.0);
+    let left = 1.0 - game.moves().len() as f32 / fade;
+    let worth = stones as f32 * per_stone + 0.5 - game.rules().komi as f32;
+    (worth * left).max(0.0)
+}
+
+/// Points a handicap stone is taken to give Black when White decides whether it can still
+/// catch up (KataGo's 15: about two komi).
+const STONE_WORTH_TO_CATCH_UP: f64 = 15.0;
+
+/// The share of the board's area, in moves, over which White is expected to catch up with a
+/// handicap (KataGo's 0.6).
+const CATCH_UP_SHARE: f64 = 0.6;
+
+/// In a handicap game, the lead (White's, komi included) below which White may resign now:
+/// minus what the handicap gave Black, shrinking linearly from the opening's end to 60% of
+/// the board's area in moves, less a margin of 5 points and 15% of the handicap; `None` in an
+/// even game.
+pub fn white_resign_floor(game: &Game) -> Option<f64> {
+    let stones = game.handicap();
+    let advantage = STONE_WORTH_TO_CATCH_UP * stones.saturating_sub(1) as f64
+        + (7.5 - game.rules().komi).max(0.0);
+    if stones == 0 || advantage <= 0.0 {
+        return None;
+    }
+    let area = (game.size() * game.size()) as f64;
+    let from = opening_length(game.size()) as f64;
+    let span = (CATCH_UP_SHARE * area - from).max(1.0);
+    let spent = (game.moves().len() as f64 - from).clamp(0.0, span);
+    Some(-advantage * (span - spent) / span - 5.0 - 0.15 * advantage)
+}
+
+/// Whether `color` is White giving a handicap (one that [`white_resign_floor`] counts).
+pub fn white_gives_handicap(game: &Game, color: Color) -> bool {
+    color == Color::White && white_resign_floor(game).is_some()
+}
+
+/// Whether `color`, leading by `white_lead` points (White's view, komi included), is White
+/// giving a handicap and still on its schedule of catching up ([`white_resign_floor`]): then it
+/// does not resign, however low its win rate.
+pub fn white_catching_up(game: &Game, color: Color, white_lead: f64) -> bool {
+    color == Color::White && white_resign_floor(game).is_some_and(|floor| white_lead >= floor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::board::{Color, Move, Point};
+    use crate::rules::game::{Rules, fixed_handicap_points};
+
+    fn handicap_game(size: usize, stones: usize, komi: f64) -> Game {
+        let mut game = Game::new(size, Rules::chinese(komi));
+        let points = fixed_handicap_points(size, stones).expect("a fixed handicap");
+        game.set_handicap(&points).expect("the stones fit");
+        game
+    }
+
+    #[test]
+    fn it_starts_at_the_handicap_worth_and_fades_to_nothing() {
+        let mut game = handicap_game(19, 4, 0.5);
+        assert_eq!(extra_komi(&game, Color::Black, 7.0), 28.0);
+        assert_eq!(extra_komi(&game, Color::Black, 0.0), 0.0);
+        let mut last = 28.0;
+        let mut c = Color::White;
+        for p in game
+            .board()
+            .empty_points()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .take(220)
+        {
+            game.play(c, Move::Play(p)).expect("a legal move");
+            c = c.opponent();
+            let now = extra_komi(&game, Color::Black, 7.0);
+            assert!(now <= last, "{now} after {last}");
+            last = now;
+        }
+        assert_eq!(last, 0.0, "gone by move 200");
+        // Halfway through the fade, half of it is left.
+        let mut half = handicap_game(9, 2, 0.5);
+        let fade = (FADE_MOVES_19X19 * 81.0 / 361.0).round() as usize;
+        let points: Vec<Point> = half.board().empty_points().collect();
+        for (k, &p) in points.iter().take(fade / 2).enumerate() {
+            let c = if k % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            half.play(c, Move::Play(p)).expect("a legal move");
+        }
+        let extra = extra_komi(&half, Color::Black, 7.0);
+        assert!((extra - 7.0).abs() < 0.3, "{extra}");
+    }
+
+    #[test]
+    fn even_games_and_a_large_komi_take_nothing() {
+        let even = Game::new(9, Rules::chinese(7.0));
+        assert_eq!(extra_komi(&even, Color::Black, 7.0), 0.0);
+        // Two stones are worth 14 points; White's 6.5 komi already takes 6 of them back.
+        assert_eq!(
+            extra_komi(&handicap_game(9, 2, 6.5), Color::Black, 7.0),
+            8.0
+        );
+        assert_eq!(
+            extra_komi(&handicap_game(9, 2, 30.0), Color::Black, 7.0),
+            0.0
+        );
+    }
+
+    #[test]
+    fn white_keeps_the_real_komi_on_small_boards_only() {
+        // (size, stones, colour to move, extra komi) at komi 0.5 and 7 points a stone.
+        let cases = [
+            (9, 2, Color::White, 0.0),
+            (9, 2, Color::Black, 14.0),
+            (13, 2, Color::White, 14.0),
+            (19, 4, Color::White, 28.0),
+        ];
+        for (size, stones, to_move, extra) in cases {
+            let game = handicap_game(size, stones, 0.5);
+            assert_eq!(
+                extra_komi(&game, to_move, 7.0),
+                extra,
+                "{size}x{size}, {stones} stones, {to_move:?} to move"
+            );
+        }
+    }
+
+    #[test]
+    fn white_may_resign_a_handicap_game_only_behind_its_schedule() {
+        assert_eq!(
+            white_resign_floor(&Game::new(19, Rules::chinese(7.5))),
+            None
+        );
+        // Two stones at komi 0.5: 15 points for the second stone and 7 of komi.
+        let mut game = handicap_game(19, 2, 0.5);
+        let advantage = 22.0;
+        let floor = white_resign_floor(&game).expect("a handicap game");
+        assert!((floor - (-advantage - 5.0 - 0.15 * advantage)).abs() < 1e-9);
+        let points: Vec<Point> = game.board().empty_points().collect();
+        let mut c = Color::White;
+        let mut last = floor;
+        for &p in points.iter().take(240) {
+            game.play(c, Move::Play(p)).expect("a legal move");
+            c = c.opponent();
+            let now = white_resign_floor(&game).expect("still a handicap game");
+            assert!(now >= last, "{now} after {last}");
+            last = now;
+        }
+        // Past 60% of the board's area only the margin is left.
+        assert!((last - (-5.0 - 0.15 * advantage)).abs() < 1e-9, "{last}");
+    }
+}

@@ -1,0 +1,610 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::*;
+use crate::engine::search::DEFAULT_LEAF_BATCH;
+use crate::rules::game::{Rules, fixed_handicap_points};
+
+/// A root (Black to move) on 9x9 with children of `priors`, none visited.
+fn toy(priors: &[f32]) -> Tree {
+    let mut tree = Tree::new(Color::White, 81, TREE_BYTES);
+    let children: Vec<(Move, f32)> = priors
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (Move::Play(Point::new(9, i, 0)), p))
+        .collect();
+    tree.expand(ROOT, &children, false);
+    tree
+}
+
+/// One visit along `path` worth `winloss` for White (its utility the same).
+fn back_up(tree: &mut Tree, path: &[usize], winloss: f64) {
+    for &id in path {
+        tree.nodes[id].in_flight += 1;
+    }
+    let value = Value {
+        winloss,
+        score: 0.0,
+        lead: 0.0,
+    };
+    tree.back_up(path, value, winloss, None);
+}
+
+/// The moves of the children of `at`, and the visits of those that have a node.
+fn shape(tree: &Tree, at: usize) -> Vec<(Move, Option<u32>)> {
+    tree.nodes[at]
+        .edges()
+        .map(|e| {
+            let edge = tree.edges[e];
+            (edge.mv(), edge.node().map(|id| tree.nodes[id].visits))
+        })
+        .collect()
+}
+
+#[test]
+fn an_edge_keeps_its_move_and_prior_in_eight_bytes() {
+    assert_eq!(size_of::<Edge>(), 8);
+    for mv in [
+        Move::Pass,
+        Move::Play(Point::new(19, 0, 0)),
+        Move::Play(Point::new(25, 24, 24)),
+    ] {
+        let edge = Edge::new(mv, 0.25);
+        assert_eq!((edge.mv(), edge.node()), (mv, None));
+        assert_eq!(f32::from_bits(edge.slot), 0.25);
+    }
+}
+
+#[test]
+fn only_a_visited_child_gets_a_node() {
+    let mut tree = toy(&[0.5, 0.3, 0.2]);
+    assert_eq!((tree.nodes.len(), tree.edges.len()), (1, 3));
+    let child = tree.child_node(ROOT, 1);
+    assert_eq!(tree.child_node(ROOT, 1), child, "made once");
+    assert_eq!(tree.nodes.len(), 2);
+    let node = &tree.nodes[child];
+    assert_eq!(
+        (node.mv, node.mover, node.prior),
+        (Move::Play(Point::new(9, 1, 0)), Color::Black, 0.3)
+    );
+    assert_eq!(tree.child(ROOT, 1).prior, 0.3);
+    assert_eq!(tree.child(ROOT, 2).prior, 0.2);
+    assert_eq!(tree.child(ROOT, 2).mover, Color::Black);
+}
+
+#[test]
+fn keeping_a_subtree_moves_its_nodes_and_edges_down_in_place() {
+    // Root edges A, B, C; B's node made first, then A's; A expanded before B, so B's edge
+    // block lies after A's. B's children: a pass (visited, then expanded) and D (not).
+    let mut tree = toy(&[0.5, 0.3, 0.2]);
+    let b = tree.child_node(ROOT, 1);
+    let a = tree.child_node(ROOT, 0);
+    tree.expand(a, &[(Move::Pass, 1.0)], false);
+    let d = Move::Play(Point::new(9, 3, 3));
+    tree.expand(b, &[(Move::Pass, 0.6), (d, 0.4)], false);
+    let a_pass = tree.child_node(a, tree.nodes[a].edges().start);
+    let b_pass = tree.child_node(b, tree.nodes[b].edges().start);
+    tree.expand(b_pass, &[(d, 1.0)], false);
+    let b_pass_d = tree.child_node(b_pass, tree.nodes[b_pass].edges().start);
+    back_up(&mut tree, &[ROOT, a, a_pass], 1.0);
+    back_up(&mut tree, &[ROOT, b], 1.0);
+    back_up(&mut tree, &[ROOT, b, b_pass], 1.0);
+    back_up(&mut tree, &[ROOT, b, b_pass, b_pass_d], -1.0);
+    let before = tree.principal_variation(b);
+    tree.keep_subtree(b);
+    // B, its pass and that pass's D: three nodes, B's two edges and the pass's one.
+    assert_eq!(tree.nodes.len(), 3);
+    assert_eq!(tree.edges.len(), 3);
+    assert_eq!(tree.nodes[ROOT].mv, Move::Play(Point::new(9, 1, 0)));
+    assert_eq!(tree.nodes[ROOT].visits, 3);
+    assert_eq!(shape(&tree, ROOT), vec![(Move::Pass, Some(2)), (d, None)]);
+    let pass = tree.edges[tree.nodes[ROOT].edges().start].node().unwrap();
+    assert_eq!(shape(&tree, pass), vec![(d, Some(1))]);
+    assert_eq!(tree.principal_variation(ROOT), before);
+    assert_eq!(
+        tree.bytes(),
+        3 * size_of::<Node>() + 3 * size_of::<Edge>() + 81 * 8
+    );
+    // It searches on from there: a new child comes after its parent.
+    let d_child = tree.child_node(ROOT, 1);
+    assert_eq!(d_child, 3);
+}
+
+#[test]
+fn a_tree_takes_no_more_than_its_bytes() {
+    // Room for the root, its ownership and 100 edges (9x9: 82 edges an expansion).
+    let budget = size_of::<Node>() + 81 * 8 + 100 * size_of::<Edge>();
+    let mut tree = Tree::new(Color::White, 81, budget);
+    let moves: Vec<(Move, f32)> = (0..82)
+        .map(|i| (Move::Play(Point::new(9, i % 9, i / 9 % 9)), 1.0 / 82.0))
+        .collect();
+    assert!(tree.is_full(), "a visit may need more than is left");
+    tree.expand(ROOT, &moves, false);
+    assert_eq!(tree.nodes[ROOT].edge_count, 82);
+    let child = tree.child_node(ROOT, 0);
+    tree.expand(child, &moves, false);
+    assert!(!tree.nodes[child].expanded, "no room for 82 more edges");
+    assert!(tree.bytes() <= budget);
+    tree.budget = tree.bytes() + 82 * size_of::<Edge>();
+    tree.expand(child, &moves, false);
+    assert_eq!(tree.nodes[child].edge_count, 82, "room for exactly 82");
+}
+
+#[test]
+fn an_unvisited_root_picks_the_highest_prior() {
+    let tree = toy(&[0.2, 0.7, 0.1]);
+    assert_eq!(tree.select(ROOT), Some(1));
+}
+
+#[test]
+fn backing_up_counts_a_win_for_the_player_who_moved() {
+    let mut tree = toy(&[0.5, 0.5]);
+    // A White win through Black's first move: that move lost for Black, the root (White's
+    // view, White having "moved" into it) won.
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], 1.0);
+    assert_eq!(tree.nodes[first].visits, 1);
+    assert_eq!(tree.nodes[first].in_flight, 0);
+    assert_eq!(tree.nodes[first].win_rate(), 0.0);
+    assert_eq!(tree.nodes[ROOT].win_rate(), 1.0);
+    assert_eq!(tree.nodes[first].mover_utility(), -1.0);
+}
+
+#[test]
+fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
+    let mut tree = toy(&[0.6, 0.4]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    // Black loses every visit through its favourite: it turns to the other move.
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], 1.0);
+    assert_eq!(tree.select(ROOT), Some(1));
+    // With wins instead it stays.
+    let mut tree = toy(&[0.6, 0.4]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], -1.0);
+    assert_eq!(tree.select(ROOT), Some(0));
+}
+
+#[test]
+fn first_play_urgency_is_the_parent_value_less_the_reduction() {
+    // After the root's visit (worth 0) and one of child 1 (prior 0.64) worth v to White, an
+    // unvisited child is worth the root's mean for Black, -v / 2, less 0.1 * sqrt(0.64).
+    // With c = 1 + 0.45 ln(501 / 500) and sqrt(1.01) for the one visit: child 1 scores
+    // -v + 0.3219, child 2 (prior 0.36) -v / 2 - 0.08 + 0.3621. v = 0: 0.3219 against
+    // 0.2821, child 1 leads; v = 0.1: 0.2219 against 0.2321, child 2 does.
+    let setup = |white_value: f64| {
+        let mut tree = toy(&[0.64, 0.36]);
+        back_up(&mut tree, &[ROOT], 0.0);
+        let first = tree.child_node(ROOT, 0);
+        back_up(&mut tree, &[ROOT, first], white_value);
+        tree
+    };
+    assert_eq!(setup(0.0).select(ROOT), Some(0));
+    assert_eq!(setup(0.1).select(ROOT), Some(1));
+}
+
+#[test]
+fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
+    let mut tree = toy(&[0.5, 0.5]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    for edge in 0..2 {
+        let child = tree.child_node(ROOT, edge);
+        back_up(&mut tree, &[ROOT, child], 0.0);
+    }
+    let first = tree.select(ROOT).unwrap();
+    let child = tree.child_node(ROOT, first);
+    tree.nodes[child].in_flight += 1;
+    let second = tree.select(ROOT).unwrap();
+    assert_ne!(first, second);
+}
+
+#[test]
+fn an_ended_game_is_scored_by_area_with_komi() {
+    let mut game = Game::from_rows(
+        &[
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+            "...XO....",
+        ],
+        Rules::chinese(7.5),
+    );
+    game.play(Color::Black, Move::Pass).unwrap();
+    game.play(Color::White, Move::Pass).unwrap();
+    // Black 4 columns, White 5: White by 9 + 7.5.
+    assert_eq!(area_score(&game), 9.0 + 7.5);
+}
+
+fn real_net() -> Arc<Net> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+    Arc::new(Net::load(&file).expect("the real net loads"))
+}
+
+fn net_search(visits: u64, threads: usize) -> PuctSearch {
+    PuctSearch::new(
+        real_net(),
+        SearchSettings {
+            playouts: Some(visits),
+            threads,
+            seed: Some(1),
+            ..SearchSettings::default()
+        },
+    )
+}
+
+/// Black's move in `rows` (Chinese rules, komi 7.5) after `visits` visits on `threads`.
+fn black_move(rows: &[&str], visits: u64, threads: usize) -> String {
+    let game = Game::from_rows(rows, Rules::chinese(7.5));
+    let choice = net_search(visits, threads).choose(&game, Color::Black, &Budget::default());
+    assert!(choice.searched);
+    choice.mv.to_vertex(9)
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_net_search_captures_to_save_its_own_stones() {
+    // Black's four stones in atari can only be saved by taking F6 at E6.
+    let rows = [
+        ".........",
+        "..OOOO...",
+        ".OXXXXO..",
+        "..OO.OX..",
+        ".....X...",
+        ".........",
+        ".........",
+        ".........",
+        ".........",
+    ];
+    assert_eq!(black_move(&rows, 40, 1), "E6");
+    assert_eq!(black_move(&rows, 40, 2), "E6");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_net_search_saves_three_stones_in_atari() {
+    let rows = [
+        ".........",
+        ".........",
+        "...O.....",
+        "..OXO....",
+        "..OXO....",
+        "..OX.X...",
+        "...OXX...",
+        ".........",
+        ".........",
+    ];
+    assert_eq!(black_move(&rows, 40, 1), "E4");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn an_analysis_reports_moves_and_the_nets_ownership() {
+    let game = Game::from_rows(
+        &[
+            ".........",
+            ".........",
+            "..X...O..",
+            ".........",
+            ".........",
+            ".........",
+            "..X...O..",
+            ".........",
+            ".........",
+        ],
+        Rules::chinese(7.5),
+    );
+    let request = AnalysisRequest {
+        color: Color::Black,
+        interval: Duration::from_secs(3600),
+        allow: Vec::new(),
+        avoid: vec![Move::Pass],
+        ownership: true,
+        moves_ownership: true,
+        budget: Budget {
+            playouts: Some(60),
+            ..Budget::default()
+        },
+    };
+    let mut reports = Vec::new();
+    net_search(60, 2).analyze(&game, &request, |r| {
+        reports.push(r.clone());
+        true
+    });
+    let last = reports.last().expect("a report");
+    assert!(last.last);
+    assert_eq!(last.root.visits, 60);
+    let visits: u32 = last.moves.iter().map(|m| m.visits).sum();
+    assert_eq!(visits, 59, "every visit but the root's goes to a move");
+    assert!(last.moves.iter().all(|m| m.mv != Move::Pass));
+    assert!(last.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+    let ownership = last.ownership.as_ref().expect("ownership");
+    assert_eq!(ownership.len(), 81);
+    // Black's stones on the left are Black's, White's on the right White's: from Black's
+    // view C7 (row 2, column 2) is near 1, G7 near -1.
+    assert!(ownership[2 * 9 + 2] > 0.5, "{ownership:?}");
+    assert!(ownership[2 * 9 + 6] < -0.5, "{ownership:?}");
+    let best = &last.moves[0];
+    assert_eq!(best.ownership.as_ref().map(Vec::len), Some(81));
+    assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
+    assert!(last.root.score.is_some());
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn the_tree_is_reused_down_the_moves_played_and_only_there() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut search = net_search(80, 1);
+    let first = search.choose(&game, Color::Black, &Budget::default()).mv;
+    assert_eq!(search.last_reused, 0);
+    let tree = &search.tree;
+    let after_first = tree.nodes[ROOT]
+        .edges()
+        .filter_map(|edge| tree.edges[edge].node())
+        .find(|&id| tree.nodes[id].mv == first)
+        .expect("the move played is a root child");
+    let reply = tree.child(after_first, tree.ranked_children(after_first)[0]);
+    let (reply, reply_visits) = (reply.mv, reply.visits);
+    assert!(reply_visits >= 2);
+    game.play(Color::Black, first).unwrap();
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert_eq!(search.last_reused, reply_visits);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+    // A game that did not go through the tree starts afresh.
+    let mut other = Game::new(9, Rules::chinese(7.5));
+    other
+        .play(Color::Black, Move::Play(Point::new(9, 0, 0)))
+        .unwrap();
+    search.choose(&other, Color::White, &Budget::default());
+    assert_eq!(search.last_reused, 0);
+    assert_eq!(search.tree.nodes[ROOT].visits, 80);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_stops_when_its_tree_has_no_more_room() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let mut search = net_search(5_000, 2);
+    let budget = 100_000;
+    search.tree.budget = budget;
+    let choice = search.choose(&game, Color::Black, &Budget::default());
+    assert!(choice.searched);
+    let tree = &search.tree;
+    assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
+    assert!(tree.is_full());
+    // A visit takes a node and an edge a legal move (88 + 8 * 82 bytes at most): the tree
+    // holds at least the visits that fill it.
+    let visits = tree.nodes[ROOT].visits;
+    let most_a_visit = (size_of::<Node>() + 82 * size_of::<Edge>()) as u32;
+    assert!(
+        visits >= (budget as u32 - 3 * most_a_visit) / most_a_visit,
+        "{visits}"
+    );
+    assert!(visits < 200, "{visits}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
+    let settings = SearchSettings {
+        threads: 2,
+        seed: Some(1),
+        ..SearchSettings::default()
+    };
+    let mut search = PuctSearch::new(real_net(), settings);
+    let on_the_clock = Budget {
+        deadline: Some(Instant::now() + Duration::from_secs(60)),
+        ..Budget::default()
+    };
+    let fixed = Budget {
+        playouts: Some(100),
+        ..on_the_clock.clone()
+    };
+    assert_eq!(
+        search.leaf_batch_for(&on_the_clock, false),
+        DEFAULT_LEAF_BATCH
+    );
+    assert_eq!(search.leaf_batch_for(&fixed, false), 1);
+    search.settings.leaf_batch = 8;
+    assert_eq!(search.leaf_batch_for(&on_the_clock, false), 8);
+    search.settings.leaf_batch = DEFAULT_LEAF_BATCH;
+    // The tree's room (not the clock) ends the search, after a hundred visits or so.
+    search.tree.budget = 100_000;
+    let game = Game::new(9, Rules::chinese(7.5));
+    assert!(search.choose(&game, Color::Black, &on_the_clock).searched);
+    let tree = &search.tree;
+    assert!(tree.is_full());
+    assert!(
+        tree.nodes.iter().all(|n| n.in_flight == 0),
+        "a visit left in flight"
+    );
+    let below: u32 = tree.nodes[ROOT].edges().map(|e| tree.edge_visits(e)).sum();
+    assert_eq!(
+        tree.nodes[ROOT].visits,
+        below + 1,
+        "every visit but the root's own"
+    );
+    assert!(below >= 100, "{below}");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let request = AnalysisRequest {
+        color: Color::Black,
+        interval: Duration::from_secs(3600),
+        allow: Vec::new(),
+        avoid: Vec::new(),
+        ownership: false,
+        moves_ownership: false,
+        budget: Budget::default(),
+    };
+    // The level's 30 visits are a move's; the tree's room ends this analysis.
+    let mut search = net_search(30, 1);
+    search.tree.budget = 100_000;
+    assert_eq!(
+        search.leaf_batch_for(&request.budget, true),
+        DEFAULT_LEAF_BATCH
+    );
+    let mut last = None;
+    search.analyze(&game, &request, |report| {
+        last = Some(report.clone());
+        true
+    });
+    let last = last.expect("a report");
+    assert!(last.last && last.root.visits > 100, "{}", last.root.visits);
+    assert!(search.tree.is_full());
+}
+
+#[test]
+fn unvisited_children_rank_by_prior() {
+    let tree = toy(&[0.2, 0.7, 0.1]);
+    assert_eq!(tree.ranked_root_children(), vec![1, 0, 2]);
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_search_out_of_time_plays_the_policys_move() {
+    let game = Game::new(9, Rules::chinese(7.5));
+    let budget = Budget {
+        deadline: Some(Instant::now()),
+        ..Budget::default()
+    };
+    let choice = net_search(100, 1).choose(&game, Color::Black, &budget);
+    // E5 has the empty board's highest policy (0.2434).
+    assert_eq!(choice.mv.to_vertex(9), "E5");
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn pondering_leaves_a_tree_for_the_next_move() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+        .unwrap();
+    let mut search = net_search(50, 1);
+    // Black ponders on White's move for 200 visits.
+    let ponder_budget = Budget {
+        playouts: Some(200),
+        ..Budget::default()
+    };
+    assert_eq!(search.ponder(&game, &ponder_budget), 200);
+    let tree = &search.tree;
+    let reply = tree.edges[tree.ranked_root_children()[0]].mv();
+    game.play(Color::White, reply).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert!(search.last_reused() >= 20, "{}", search.last_reused());
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
+    let net = real_net();
+    let settings = SearchSettings {
+        playouts: Some(100),
+        threads: 1,
+        seed: Some(1),
+        ..SearchSettings::default()
+    };
+    let game = Game::new(9, Rules::chinese(7.0));
+    let first = PuctSearch::new(Arc::clone(&net), settings.clone()).choose(
+        &game,
+        Color::Black,
+        &Budget::default(),
+    );
+    let (hits, misses) = net.cache().hits_and_misses();
+    assert_eq!(hits + misses, 100, "one lookup a visit");
+    // Another player with the same net and seed searches the same tree from the cache.
+    let second =
+        PuctSearch::new(Arc::clone(&net), settings).choose(&game, Color::Black, &Budget::default());
+    let (hits_after, misses_after) = net.cache().hits_and_misses();
+    assert_eq!(misses_after, misses, "nothing new to evaluate");
+    assert_eq!(hits_after - hits, 100);
+    assert_eq!(first.mv, second.mv);
+}
+
+/// A 9x9 game with two handicap stones at komi 0.5, White to move.
+fn two_stone_game() -> Game {
+    let mut game = Game::new(9, Rules::chinese(0.5));
+    let stones = fixed_handicap_points(9, 2).expect("two stones fit");
+    game.set_handicap(&stones).expect("on an empty board");
+    game
+}
+
+/// A one-thread search of 60 visits that resigns below 50%, with `handicap_komi_set`.
+fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
+    PuctSearch::new(
+        real_net(),
+        SearchSettings {
+            playouts: Some(60),
+            threads: 1,
+            seed: Some(1),
+            resign_threshold: 0.5,
+            handicap_komi_set,
+            ..SearchSettings::default()
+        },
+    )
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
+    let game = two_stone_game();
+    let searched = |handicap_komi_set| {
+        let mut search = handicap_search(handicap_komi_set);
+        let choice = search.choose(&game, Color::Black, &Budget::default());
+        let komi = search.reusable.as_ref().map(|root| root.rules.komi);
+        let lead = search.report(false).root.score.map(|score| score.mean);
+        (choice.losing, komi, lead.expect("the net's score"))
+    };
+    let (plain_losing, plain_komi, plain_lead) = searched(None);
+    assert_eq!(plain_komi, Some(0.5));
+    assert_eq!(plain_losing, Some(false), "two stones up, Black wins");
+    // Two stones at 7 points each, less the half point White has: 14 points more.
+    let (dynamic_losing, dynamic_komi, dynamic_lead) = searched(Some(7.0));
+    assert_eq!(dynamic_komi, Some(14.5));
+    assert_eq!(
+        dynamic_losing, None,
+        "never resigns on a win rate under extra komi"
+    );
+    assert!(
+        plain_lead - dynamic_lead > 5.0,
+        "Black leads by {dynamic_lead} against {plain_lead}"
+    );
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
+    let mut game = two_stone_game();
+    let mut search = handicap_search(None);
+    let choice = search.choose(&game, Color::White, &Budget::default());
+    let report = search.report(false).root;
+    assert!(report.winrate < 0.1, "White wins {}", report.winrate);
+    // About 20 points behind: less than two stones and the komi's shortfall (about 30).
+    assert_eq!(choice.losing, Some(false));
+    // Eight more Black stones while White passes: far behind its schedule.
+    let extra = [
+        (2, 4),
+        (4, 2),
+        (4, 6),
+        (6, 4),
+        (4, 4),
+        (3, 3),
+        (5, 5),
+        (3, 5),
+    ];
+    for (col, row) in extra {
+        game.play(Color::White, Move::Pass).expect("a pass");
+        let stone = Move::Play(Point::new(9, col, row));
+        game.play(Color::Black, stone).expect("an empty point");
+    }
+    let choice = search.choose(&game, Color::White, &Budget::default());
+    assert_eq!(choice.losing, Some(true));
+}

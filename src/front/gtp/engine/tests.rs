@@ -1,0 +1,499 @@
+use super::*;
+use crate::engine::player::WithAnalyst;
+use crate::engine::player::mcts::MctsPlayer;
+use crate::engine::player::random::RandomPlayer;
+use crate::engine::search::SearchSettings;
+use crate::front::gtp::protocol::{self, format_response};
+use proptest::prelude::*;
+use std::sync::atomic::AtomicBool;
+
+fn engine() -> Engine {
+    Engine::new(Box::new(WithAnalyst::new(
+        Box::new(RandomPlayer::new(Some(1))),
+        Box::new(|| Box::new(MctsPlayer::new(SearchSettings::default()))),
+    )))
+}
+
+/// Runs `line` as one answer: a streaming command gives its first line, a genmove-analyze
+/// its lines.
+fn run(e: &mut Engine, line: &str) -> Result<String, GtpError> {
+    let clean = protocol::preprocess(line).expect("a command");
+    execute(e, &clean)
+}
+
+fn execute(e: &mut Engine, line: &str) -> Result<String, GtpError> {
+    let mut streamed = String::new();
+    let mut sink = Sink::collect(&mut streamed);
+    let stop = Arc::new(AtomicBool::new(false));
+    let result = e.execute(&protocol::parse(line), Instant::now(), stop, &mut sink);
+    let opened = sink.is_open();
+    match result {
+        Ok(_) if opened => Ok(streamed.trim_end().to_string()),
+        result => result,
+    }
+}
+
+fn ok(e: &mut Engine, line: &str) -> String {
+    run(e, line).unwrap_or_else(|err| panic!("{line}: {err}"))
+}
+
+#[test]
+fn the_table_feeds_list_and_known_command() {
+    let mut e = engine();
+    let list = ok(&mut e, "list_commands");
+    for required in [
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "fixed_handicap",
+        "place_free_handicap",
+        "set_free_handicap",
+        "final_score",
+        "final_status_list",
+        "time_settings",
+        "time_left",
+        "loadsgf",
+        "reg_genmove",
+        "showboard",
+        "kgs-genmove_cleanup",
+        "kgs-time_settings",
+        "kgs-rules",
+        "kgs-game_over",
+        "gogui-interrupt",
+        "kata-list_time_settings",
+        "kata-time_settings",
+        "cputime",
+    ] {
+        assert!(list.lines().any(|l| l == required), "{required} not listed");
+        assert_eq!(ok(&mut e, &format!("known_command {required}")), "true");
+    }
+    assert_eq!(ok(&mut e, "known_command frobnicate"), "false");
+    assert_eq!(run(&mut e, "frobnicate"), Err(GtpError::UnknownCommand));
+}
+
+#[test]
+fn every_colour_spelling_and_vertex_case() {
+    let mut e = engine();
+    for (i, c) in ["b", "B", "black", "BLACK", "w", "W", "white", "WHITE"]
+        .iter()
+        .enumerate()
+    {
+        let v = Point::new(19, i, 0).to_vertex(19).to_lowercase();
+        ok(&mut e, &format!("play {c} {v}"));
+    }
+    assert_eq!(e.game().moves().len(), 8);
+    assert_eq!(run(&mut e, "play red d4"), Err(GtpError::Syntax));
+    assert_eq!(run(&mut e, "play b i5"), Err(GtpError::Syntax));
+    assert_eq!(run(&mut e, "play b"), Err(GtpError::Syntax));
+}
+
+#[test]
+fn rejected_commands_leave_the_state_unchanged() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "play b e5");
+    let before = e.game().board().hash();
+    for (line, err) in [
+        ("play w e5", GtpError::IllegalMove),
+        ("boardsize 1", GtpError::UnacceptableSize),
+        ("boardsize 26", GtpError::UnacceptableSize),
+        ("boardsize 99999999999999999999999", GtpError::Syntax),
+        ("boardsize nine", GtpError::Syntax),
+        ("boardsize 19 13", GtpError::UnacceptableSize),
+        ("boardsize 9 9 9", GtpError::Syntax),
+        ("boardsize 9 x", GtpError::Syntax),
+        ("komi lots", GtpError::Syntax),
+        ("komi inf", GtpError::Syntax),
+        ("fixed_handicap 4", GtpError::BoardNotEmpty),
+        ("set_free_handicap a1 b2", GtpError::BoardNotEmpty),
+        ("genmove purple", GtpError::Syntax),
+        ("final_status_list undead", GtpError::Syntax),
+        ("time_settings 1 2", GtpError::Syntax),
+        ("kgs-time_settings sudden 5", GtpError::Syntax),
+        ("kgs-rules ing", GtpError::Syntax),
+        ("loadsgf /nonexistent/file.sgf", GtpError::CannotLoadFile),
+    ] {
+        assert_eq!(run(&mut e, line), Err(err), "{line}");
+        assert_eq!(e.game().board().hash(), before, "{line}");
+        assert_eq!(e.game().size(), 9, "{line}");
+        assert_eq!(e.game().moves().len(), 1, "{line}");
+    }
+}
+
+#[test]
+fn undo_and_its_error() {
+    let mut e = engine();
+    assert_eq!(run(&mut e, "undo"), Err(GtpError::CannotUndo));
+    ok(&mut e, "play b d4");
+    ok(&mut e, "undo");
+    assert!(e.game().is_empty());
+}
+
+#[test]
+fn handicap_commands() {
+    let mut e = engine();
+    assert_eq!(
+        ok(&mut e, "fixed_handicap 9"),
+        "D4 Q16 D16 Q4 D10 Q10 K4 K16 K10"
+    );
+    assert_eq!(e.game().to_move(), Color::White);
+    ok(&mut e, "clear_board");
+    assert_eq!(
+        run(&mut e, "fixed_handicap 10"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(
+        run(&mut e, "fixed_handicap 1"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(
+        run(&mut e, "fixed_handicap -3"),
+        Err(GtpError::InvalidNumberOfStones)
+    );
+    assert_eq!(ok(&mut e, "place_free_handicap 12").split(' ').count(), 12);
+    ok(&mut e, "clear_board");
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 d4"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 pass"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4"),
+        Err(GtpError::BadVertexList)
+    );
+    assert_eq!(
+        run(&mut e, "set_free_handicap d4 zz"),
+        Err(GtpError::Syntax)
+    );
+    ok(&mut e, "set_free_handicap d4 q16 k10");
+    assert_eq!(e.game().handicap(), 3);
+}
+
+#[test]
+fn genmove_plays_and_reg_genmove_does_not() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    let v = ok(&mut e, "reg_genmove b");
+    assert!(Move::parse(&v, 9).is_ok());
+    assert!(e.game().moves().is_empty());
+    let v = ok(&mut e, "genmove black");
+    assert_eq!(
+        e.game().moves(),
+        &[(Color::Black, Move::parse(&v, 9).unwrap())]
+    );
+    assert_eq!(v, v.to_uppercase(), "vertices are upper case");
+}
+
+#[test]
+fn cleanup_captures_dead_stones_before_passing() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 7");
+    // A white wall on column C with a lone black stone in White's area at F5; Black's area on
+    // the left is settled. White to clean up: it must not pass while F5 stands.
+    for v in ["c1", "c2", "c3", "c4", "c5", "c6", "c7"] {
+        ok(&mut e, &format!("play w {v}"));
+    }
+    for v in ["b1", "b2", "b3", "b4", "b5", "b6", "b7", "f5"] {
+        ok(&mut e, &format!("play b {v}"));
+    }
+    assert_eq!(ok(&mut e, "final_status_list dead"), "F5");
+    let mut captured = false;
+    for _ in 0..40 {
+        let mv = ok(&mut e, "kgs-genmove_cleanup w");
+        if e.game()
+            .board()
+            .color_at(Point::parse("F5", 7).unwrap())
+            .is_none()
+        {
+            captured = true;
+            break;
+        }
+        assert_ne!(mv, "PASS", "passed with a dead stone on the board");
+        ok(&mut e, "play b pass");
+    }
+    assert!(captured);
+}
+
+#[test]
+fn rules_and_scores() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 5");
+    ok(&mut e, "komi 0.5");
+    for v in ["c1", "c2", "c3", "c4", "c5"] {
+        ok(&mut e, &format!("play b {v}"));
+    }
+    for v in ["d1", "d2", "d3", "d4", "d5"] {
+        ok(&mut e, &format!("play w {v}"));
+    }
+    // Area: Black 15, White 10.
+    assert_eq!(ok(&mut e, "final_score"), "B+4.5");
+    ok(&mut e, "kgs-rules japanese");
+    // Territory: Black 10, White 5.
+    assert_eq!(ok(&mut e, "final_score"), "B+4.5");
+    assert_eq!(ok(&mut e, "final_status_list dead"), "");
+    assert_eq!(
+        ok(&mut e, "final_status_list alive"),
+        "C1 C2 C3 C4 C5\nD1 D2 D3 D4 D5"
+    );
+}
+
+/// What a time command should do to the clock.
+type ClockChange<'a> = &'a dyn Fn(&mut Clock);
+
+/// Each time command leaves the clock holding its numbers: `time_settings` and
+/// `kgs-time_settings` set the system and give both players its full time again, `time_left`
+/// sets one colour's time and stones (a negative time or count is 0); a refused command
+/// leaves the clock as it was.
+#[test]
+fn time_commands_accept_every_form() {
+    let mut e = engine();
+    let mut expected = Clock::default();
+    assert_eq!(e.clock, expected);
+    let steps: [(&str, ClockChange); 14] = [
+        ("time_settings 300 30 5", &|c| {
+            c.set_system(TimeSystem::Canadian {
+                main: 300.0,
+                period: 30.0,
+                stones: 5,
+            })
+        }),
+        ("time_left b 120 0", &|c| c.set_left(Color::Black, 120.0, 0)),
+        ("time_left w -3 2", &|c| c.set_left(Color::White, 0.0, 2)),
+        ("time_left W 7.5 -1", &|c| c.set_left(Color::White, 7.5, 0)),
+        ("time_settings 0 1 0", &|c| c.set_system(TimeSystem::None)),
+        ("time_settings 600 0 0", &|c| {
+            c.set_system(TimeSystem::Absolute { main: 600.0 })
+        }),
+        ("kgs-time_settings none", &|c| {
+            c.set_system(TimeSystem::None)
+        }),
+        ("kgs-time_settings absolute 900", &|c| {
+            c.set_system(TimeSystem::Absolute { main: 900.0 })
+        }),
+        ("kgs-time_settings canadian 600 300 25", &|c| {
+            c.set_system(TimeSystem::Canadian {
+                main: 600.0,
+                period: 300.0,
+                stones: 25,
+            })
+        }),
+        ("time_left black 45 4", &|c| {
+            c.set_left(Color::Black, 45.0, 4)
+        }),
+        ("kgs-time_settings byoyomi 660 30 5", &|c| {
+            c.set_system(TimeSystem::Byoyomi {
+                main: 660.0,
+                period: 30.0,
+                periods: 5,
+            })
+        }),
+        ("time_left white 25 3", &|c| {
+            c.set_left(Color::White, 25.0, 3)
+        }),
+        ("time_left B 2.5 0", &|c| c.set_left(Color::Black, 2.5, 0)),
+        ("kgs-time_settings BYOYOMI 0 10 1", &|c| {
+            c.set_system(TimeSystem::Byoyomi {
+                main: 0.0,
+                period: 10.0,
+                periods: 1,
+            })
+        }),
+    ];
+    for (line, change) in steps {
+        ok(&mut e, line);
+        change(&mut expected);
+        assert_eq!(e.clock, expected, "after `{line}`");
+    }
+    ok(&mut e, "time_left b 17 2");
+    expected.set_left(Color::Black, 17.0, 2);
+    for refused in [
+        "time_settings 300 30",
+        "time_settings 300 -30 5",
+        "time_left x 5 0",
+        "time_left b 5",
+        "kgs-time_settings canadian 600 300",
+        "kgs-time_settings fischer 600 10",
+    ] {
+        assert_eq!(run(&mut e, refused), Err(GtpError::Syntax), "{refused}");
+        assert_eq!(e.clock, expected, "after `{refused}`");
+    }
+}
+
+/// `kata-list_time_settings` names every kind, `fischer-capped` among them (gtp2ogs sends
+/// Fischer as such only then); `kata-time_settings` sets each kind in KataGo's argument forms,
+/// and refuses a bad one with what it expected, leaving the clock as it was.
+#[test]
+fn kata_time_settings_takes_every_kind_it_lists() {
+    let mut e = engine();
+    let kinds = ok(&mut e, "kata-list_time_settings");
+    assert_eq!(
+        kinds.split_whitespace().collect::<Vec<_>>(),
+        [
+            "none",
+            "absolute",
+            "byoyomi",
+            "canadian",
+            "fischer",
+            "fischer-capped"
+        ]
+    );
+    let fischer = |main, increment, max_main, max_move| TimeSystem::Fischer {
+        main,
+        increment,
+        max_main,
+        max_move,
+    };
+    let steps = [
+        ("kata-time_settings none", TimeSystem::None),
+        (
+            "kata-time_settings absolute 90.5",
+            TimeSystem::Absolute { main: 90.5 },
+        ),
+        (
+            "kata-time_settings byoyomi 600 30 5",
+            TimeSystem::Byoyomi {
+                main: 600.0,
+                period: 30.0,
+                periods: 5,
+            },
+        ),
+        (
+            "kata-time_settings canadian 600 300 25",
+            TimeSystem::Canadian {
+                main: 600.0,
+                period: 300.0,
+                stones: 25,
+            },
+        ),
+        (
+            "kata-time_settings fischer 300 10",
+            fischer(300.0, 10.0, None, None),
+        ),
+        (
+            "kata-time_settings fischer-capped 600 10 1200 -1",
+            fischer(600.0, 10.0, Some(1200.0), None),
+        ),
+        (
+            "kata-time_settings FISCHER-CAPPED 60 2.5 -1 20",
+            fischer(60.0, 2.5, None, Some(20.0)),
+        ),
+    ];
+    for (line, system) in steps {
+        ok(&mut e, "time_left b 1 0");
+        assert_eq!(ok(&mut e, line), "");
+        let mut expected = Clock::default();
+        expected.set_system(system);
+        assert_eq!(e.clock, expected, "after `{line}`");
+    }
+    let expected = e.clock;
+    for (refused, why) in [
+        ("kata-time_settings", "expected a kind"),
+        ("kata-time_settings fischer", "takes MAIN INCREMENT"),
+        (
+            "kata-time_settings fischer 60 5 120",
+            "takes MAIN INCREMENT",
+        ),
+        (
+            "kata-time_settings fischer-capped 60 5 120",
+            "MAX_MAIN MAX_MOVE",
+        ),
+        (
+            "kata-time_settings fischer-capped 600 5 60 -1",
+            "below the main time",
+        ),
+        (
+            "kata-time_settings fischer -60 5",
+            "main time must be seconds",
+        ),
+        (
+            "kata-time_settings fischer 60 1e9",
+            "increment must be seconds",
+        ),
+        (
+            "kata-time_settings byoyomi 60 10 x",
+            "periods must be a whole number",
+        ),
+        ("kata-time_settings hourglass 60", "unknown kind"),
+        ("kata-list_time_settings all", "syntax error"),
+    ] {
+        match run(&mut e, refused) {
+            Err(error) => assert!(error.to_string().contains(why), "{refused}: {error}"),
+            Ok(text) => panic!("`{refused}` accepted: {text}"),
+        }
+        assert_eq!(e.clock, expected, "after `{refused}`");
+    }
+}
+
+/// Under Fischer, `time_left` gives the time in hand (its count means nothing), and a move
+/// the engine times itself costs its time and earns the increment.
+#[test]
+fn time_left_and_moves_under_fischer() {
+    let mut e = engine();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "kata-time_settings fischer-capped 30 2 31 -1");
+    ok(&mut e, "time_left white 12.5 0");
+    assert_eq!(e.clock.recorded_left(Color::White), Some((12.5, 0)));
+    ok(&mut e, "genmove b");
+    let (left, count) = e.clock.recorded_left(Color::Black).unwrap();
+    assert!((30.0..=31.0).contains(&left) && count == 0, "{left}");
+}
+
+#[test]
+fn cputime_is_the_process_cpu_seconds() {
+    let mut e = engine();
+    let first: f64 = ok(&mut e, "cputime").parse().unwrap();
+    ok(&mut e, "boardsize 9");
+    ok(&mut e, "final_score");
+    let second: f64 = ok(&mut e, "cputime").parse().unwrap();
+    assert!(first >= 0.0 && second >= first, "{first} then {second}");
+    assert_eq!(run(&mut e, "cputime 1"), Err(GtpError::Syntax));
+}
+
+#[test]
+fn showboard_has_no_empty_line() {
+    let mut e = engine();
+    ok(&mut e, "play b q16");
+    let board = ok(&mut e, "showboard");
+    let response = format_response(None, &Ok(board));
+    assert!(!response[..response.len() - 2].contains("\n\n"));
+    assert!(response.contains(" X "));
+}
+
+#[test]
+fn quit_is_answered_then_ends() {
+    let mut e = engine();
+    assert!(!e.quit_requested());
+    assert_eq!(ok(&mut e, "quit"), "");
+    assert!(e.quit_requested());
+}
+
+proptest! {
+    // Fewer cases in a debug build, where each is slow.
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 64 } else { 512 }))]
+    #[test]
+    fn arbitrary_commands_never_panic(
+        name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),
+        args in prop::collection::vec("[a-zA-Z0-9.+-]{0,6}", 0..4),
+    ) {
+        let mut e = engine();
+        ok(&mut e, "boardsize 5");
+        let line = format!("{name} {}", args.join(" "));
+        if let Some(clean) = protocol::preprocess(&line) {
+            let result = execute(&mut e, &clean);
+            let text = format_response(None, &result);
+            prop_assert!(text.ends_with("\n\n"));
+        }
+    }
+}

@@ -1,0 +1,6 @@
+//! The ground floor: what every layer above may use.
+
+/// Reading a line from a stream that may never end one, with a bound on what is held.
+pub mod lines;
+/// Finding programs and files on the machine.
+pub mod locate;
