@@ -19,7 +19,7 @@ use tengen::rules::game::clock::Seconds;
 use tengen::rules::game::{MAX_KOMI, checked_komi};
 
 use tengen::engine::player::levels::{self, NetSource};
-use tengen::engine::search::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
+use tengen::engine::player::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::front::match_runner::stats::Sprt;
 use tengen::front::match_runner::time_control::TimeControl;
 use tengen::front::match_runner::{self, MatchOptions};

@@ -39,6 +39,11 @@ const LAYERS: &[(&str, u32)] = &[
     ("front::serve", 10),
 ];
 
+/// The one door: a front end reaches the engine through `engine::player`, never the search
+/// beneath it, but for `front::bench`, which measures the search itself.
+const BEHIND_THE_DOOR: &str = "engine::search";
+const MAY_OPEN_THE_SEARCH: &[&str] = &["front::bench"];
+
 fn layer(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|&(_, l)| l)
 }
@@ -100,11 +105,17 @@ fn code_only(src: &str) -> String {
 /// The modules (`folder::module`) that `code` reaches through `crate::`, with braces
 /// expanded (`use crate::rules::{board::Board, game::Game}` names rules::board and rules::game).
 fn modules_named(code: &str) -> Vec<String> {
+    modules_under(code, "crate::")
+}
+
+/// The modules (`folder::module`) that `code` reaches through `root` (`crate::` in the
+/// library, `tengen::` in the binary).
+fn modules_under(code: &str, root: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
+    while let Some(at) = rest.find(root) {
         let before = rest[..at].chars().next_back();
-        rest = &rest[at + "crate::".len()..];
+        rest = &rest[at + root.len()..];
         // `$crate::` and `my_crate::` are not this crate's root.
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
             continue;
@@ -173,6 +184,11 @@ fn violations(module: &str, file: &str, src: &str) -> Vec<String> {
         if target == module || target == "self" || target == "super" {
             continue;
         }
+        if passes_the_door(module, &target) {
+            found.push(format!(
+                "{file}: the front end `{module}` uses `crate::{target}`: go through `engine::player`"
+            ));
+        }
         match layer(&target) {
             Some(l) if l < own => {}
             Some(l) => found.push(format!(
@@ -186,6 +202,13 @@ fn violations(module: &str, file: &str, src: &str) -> Vec<String> {
     found.sort();
     found.dedup();
     found
+}
+
+/// Whether `module`, a front end, reaches `target` past the player.
+fn passes_the_door(module: &str, target: &str) -> bool {
+    module.starts_with("front::")
+        && !MAY_OPEN_THE_SEARCH.contains(&module)
+        && target == BEHIND_THE_DOOR
 }
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -243,6 +266,18 @@ fn no_import_runs_upward_or_sideways() {
 }
 
 #[test]
+fn the_binary_reaches_the_engine_through_the_player() {
+    let main = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/main.rs");
+    let text = fs::read_to_string(&main).expect("src/main.rs");
+    let named = modules_under(&code_only(&text), "tengen::");
+    assert!(named.iter().any(|m| m == "engine::player"), "{named:?}");
+    assert!(
+        !named.iter().any(|m| m == BEHIND_THE_DOOR),
+        "src/main.rs uses `tengen::{BEHIND_THE_DOOR}`: go through `engine::player`"
+    );
+}
+
+#[test]
 fn every_row_of_the_table_is_a_module_of_the_crate() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for (module, _) in LAYERS {
@@ -283,6 +318,14 @@ fn the_checker_sees_an_upward_import() {
     );
     let unknown = violations("wonders", "wonders.rs", "");
     assert_eq!(unknown.len(), 1);
+    let past_the_door = "use crate::engine::search::time_for_move;";
+    assert_eq!(
+        violations("front::gtp", "front/gtp/x.rs", past_the_door),
+        [
+            "front/gtp/x.rs: the front end `front::gtp` uses `crate::engine::search`: go through `engine::player`"
+        ]
+    );
+    assert!(violations("front::bench", "front/bench.rs", past_the_door).is_empty());
     let folder_alone = violations("front::gtp", "front/gtp/x.rs", "use crate::engine;");
     assert_eq!(folder_alone.len(), 1, "a folder is not a module");
 }

@@ -9,9 +9,8 @@ use std::time::Duration;
 use super::external::ExternalEngine;
 use super::fallback::FallbackPlayer;
 use super::heuristic::HeuristicPlayer;
-use super::mcts::MctsPlayer;
-use super::net::NetPlayer;
 use super::random::RandomPlayer;
+use super::search::SearchPlayer;
 use super::{Player, WithAnalyst};
 use crate::engine::config::{ANALYST_LEVEL, Config, ExternalLevel, LevelConfig};
 use crate::engine::search::SearchSettings;
@@ -40,7 +39,7 @@ pub fn player(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn P
         build_with_net(config, level, net),
         Box::new(move || match analyst_config.levels.get(ANALYST_LEVEL) {
             Some(analyst) => build_with_net(&analyst_config, analyst, analyst_net.clone()),
-            None => Box::new(MctsPlayer::new(SearchSettings::default())),
+            None => Box::new(SearchPlayer::playouts(SearchSettings::default())),
         }),
     ))
 }
@@ -66,8 +65,8 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<d
                 NetSource::Level => file.as_ref().and_then(|f| load_net(&config.expand_path(f))),
             };
             match net {
-                Some(net) => Box::new(NetPlayer::new(net, settings.clone())),
-                None => Box::new(MctsPlayer::new(settings.clone())),
+                Some(net) => Box::new(SearchPlayer::with_net(net, settings.clone())),
+                None => Box::new(SearchPlayer::playouts(settings.clone())),
             }
         }
         LevelConfig::External(external) => {

@@ -4,23 +4,30 @@
 //!
 //! The vocabulary of budgets and reports ([`Budget`], [`Report`] and its parts) is the
 //! search's, the lowest layer that makes reports; every player speaks it, and front ends take
-//! it from here, so that driving a player needs no other layer.
+//! it from here, so that driving a player needs no other layer: no front end but `bench`
+//! (which measures the search itself) imports the search (`tests/layers.rs` checks).
 
 pub mod external;
 pub mod fallback;
 pub mod heuristic;
 pub mod levels;
-pub mod mcts;
-pub mod net;
 pub mod random;
+pub mod search;
 
 use std::fmt;
 
 use crate::engine::search::Choice;
 pub use crate::engine::search::{AnalysisRequest, Budget, MoveInfo, Report, RootInfo, ScoreStats};
+// What front ends need of the search besides: the bounds they check numbers from outside
+// against, a level's playouts when it names none, the time a move may take on a clock, and a
+// level's settings.
+pub use crate::engine::search::{
+    DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MAX_THREADS, SearchSettings, thread_count, time_for_move,
+};
 use crate::rules::board::{Color, Move, Point};
 use crate::rules::game::{Game, opening_length};
 pub use external::ExternalError;
+pub use search::move_priors;
 
 /// A move generator, and an analyst where it can be one. `&mut self`, so that a player keeps
 /// state between moves (a search tree, a child process).

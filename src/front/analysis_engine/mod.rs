@@ -18,9 +18,9 @@ use log::{info, warn};
 use serde_json::{Value, json};
 
 use crate::engine::player::{AnalysisRequest, Budget, Report};
-use crate::engine::player::{Player, PlayerError, Update};
-use crate::engine::search::puct::net_priors;
-use crate::engine::search::{MAX_PLAYOUTS, MAX_THREADS, move_priors, thread_count};
+use crate::engine::player::{
+    MAX_PLAYOUTS, MAX_THREADS, Player, PlayerError, Update, move_priors, thread_count,
+};
 use crate::ground::lines::{read_bounded, without_newline};
 use crate::knowledge::net::Net;
 use crate::rules::board::{Color, Move, Point};
@@ -420,11 +420,7 @@ fn reply(job: &Job, color: Color, report: &Report, net: Option<&Net>) -> Value {
 fn policy(job: &Job, color: Color, net: Option<&Net>) -> Vec<f64> {
     let size = job.game.size();
     let mut out = vec![-1.0; size * size + 1];
-    let priors = match net {
-        Some(net) => net_priors(net, &job.game, color),
-        None => move_priors(&job.game, color),
-    };
-    for (mv, prior) in priors {
+    for (mv, prior) in move_priors(net, &job.game, color) {
         let slot = match mv {
             Move::Pass => size * size,
             Move::Play(p) => index(p, size),

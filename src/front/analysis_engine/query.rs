@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::engine::search::MAX_PLAYOUTS;
+use crate::engine::player::MAX_PLAYOUTS;
 use crate::rules::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::rules::game::clock::Seconds;
 use crate::rules::game::{Game, KoRule, MAX_KOMI, Rules, Scoring, checked_komi};

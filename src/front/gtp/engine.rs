@@ -18,8 +18,9 @@ use super::protocol::{Command, GtpError};
 use super::raw_nn;
 use super::sink::Sink;
 use super::time;
-use crate::engine::player::{AnalysisRequest, Answer, Budget, Player, Progress, Report, Update};
-use crate::engine::search::time_for_move;
+use crate::engine::player::{
+    AnalysisRequest, Answer, Budget, Player, Progress, Report, Update, time_for_move,
+};
 use crate::knowledge::net::inputs::NetPosition;
 use crate::knowledge::net::{DEFAULT_OPTIMISM, Net};
 use crate::rules::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point, vertex_list};

@@ -23,9 +23,8 @@ use tokio::sync::{Semaphore, oneshot};
 use crate::engine::config::{Config, LevelConfig};
 use crate::engine::player::levels::NetSource;
 use crate::engine::player::{
-    AnalysisRequest, Answer, Budget, Player, Report, Silent, Update, levels,
+    AnalysisRequest, Answer, Budget, DEFAULT_PLAYOUTS, Player, Report, Silent, Update, levels,
 };
-use crate::engine::search::DEFAULT_PLAYOUTS;
 use crate::rules::board::Move;
 use crate::rules::game::Game;
 use crate::rules::game::score::{self, Assessment, StoneStatus};

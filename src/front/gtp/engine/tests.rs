@@ -1,8 +1,8 @@
 use super::*;
+use crate::engine::player::SearchSettings;
 use crate::engine::player::WithAnalyst;
-use crate::engine::player::mcts::MctsPlayer;
 use crate::engine::player::random::RandomPlayer;
-use crate::engine::search::SearchSettings;
+use crate::engine::player::search::SearchPlayer;
 use crate::front::gtp::protocol::{self, format_response};
 use proptest::prelude::*;
 use std::sync::atomic::AtomicBool;
@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 fn engine() -> Engine {
     Engine::new(Box::new(WithAnalyst::new(
         Box::new(RandomPlayer::new(Some(1))),
-        Box::new(|| Box::new(MctsPlayer::new(SearchSettings::default()))),
+        Box::new(|| Box::new(SearchPlayer::playouts(SearchSettings::default()))),
     )))
 }
 
