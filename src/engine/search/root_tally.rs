@@ -4,6 +4,7 @@
 
 use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU64, Ordering};
 
+use super::report::ScoreStats;
 use super::tree::NodeMove;
 use crate::rules::board::playout::area_owner;
 use crate::rules::board::{Board, Color, MAX_CELLS, Point};
@@ -64,15 +65,6 @@ impl OwnershipBuffer {
         }
         self.playouts += 1;
     }
-}
-
-/// Mean and standard deviation of a score.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct ScoreStats {
-    /// Black's mean margin (komi included).
-    pub mean: f32,
-    /// Its standard deviation.
-    pub stdev: f32,
 }
 
 impl RootTally {

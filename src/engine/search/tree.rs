@@ -1,4 +1,4 @@
-//! The search tree: nodes in one preallocated arena, the children of a node contiguous and
+//! The playout search's tree: nodes in one preallocated arena, the children of a node contiguous and
 //! addressed by index, every statistic an atomic so that the search threads share the tree
 //! without a lock. A thread descending through a node counts its visit at once and its result
 //! only when the playout is over: the in-flight visit is the virtual loss that steers the
@@ -14,11 +14,30 @@ use std::sync::atomic::{
     AtomicBool, AtomicU8, AtomicU16, AtomicU32, AtomicU64, AtomicUsize, Ordering,
 };
 
+use super::search_tree::SearchTree;
+use crate::rules::board::{Move, Point};
+
 /// The move of a node: a board cell index, or [`PASS`] (cell 0 is always border).
 pub type NodeMove = u16;
 
 /// The move value standing for a pass.
 pub const PASS: NodeMove = 0;
+
+/// The node move of a game move.
+pub fn node_move(mv: Move) -> NodeMove {
+    match mv {
+        Move::Play(p) => p.index() as NodeMove,
+        Move::Pass => PASS,
+    }
+}
+
+/// The game move of a node move.
+pub fn game_move(mv: NodeMove) -> Move {
+    match mv {
+        PASS => Move::Pass,
+        index => Move::Play(Point::from_index(usize::from(index))),
+    }
+}
 
 /// The index of a node in the arena.
 pub type NodeId = u32;
@@ -296,11 +315,6 @@ impl Tree {
         }
     }
 
-    /// The child of `node` whose move is `mv`, if `node` is expanded and has it.
-    pub fn child_with(&self, node: NodeId, mv: NodeMove) -> Option<NodeId> {
-        self.children(node).find(|&id| self.mv(id) == mv)
-    }
-
     /// Counts a playout entering the node before its result is known (the virtual loss).
     #[inline]
     pub fn enter(&self, id: NodeId) {
@@ -323,9 +337,40 @@ impl Tree {
     }
 }
 
+impl SearchTree for Tree {
+    type Node = NodeId;
+    const PV_MIN_VISITS: u32 = 2;
+
+    fn root(&self) -> NodeId {
+        ROOT
+    }
+
+    fn move_into(&self, node: NodeId) -> Move {
+        game_move(self.mv(node))
+    }
+
+    fn visits_of(&self, node: NodeId) -> u32 {
+        self.visits(node)
+    }
+
+    /// Over real playouts only; 0 before the first.
+    fn win_rate_of(&self, node: NodeId) -> f64 {
+        f64::from(self.stats(node).real_win_rate().unwrap_or(0.0))
+    }
+
+    fn children_of(&self, node: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+        self.children(node)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The child of `node` in `tree` whose move is `mv`.
+    fn child_with(tree: &Tree, node: NodeId, mv: NodeMove) -> Option<NodeId> {
+        tree.children(node).find(|&id| tree.mv(id) == mv)
+    }
 
     fn child(mv: NodeMove) -> NewChild {
         NewChild {
@@ -367,11 +412,11 @@ mod tests {
         old.record(2, 2);
         old.record_amaf(5, 1, 1);
         let new = Tree::new(16);
-        new.copy_subtree(&old, old.child_with(ROOT, 6).unwrap());
+        new.copy_subtree(&old, child_with(&old, ROOT, 6).unwrap());
         assert_eq!(new.stats(ROOT), old.stats(2));
         let kids: Vec<_> = new.children(ROOT).map(|id| new.mv(id)).collect();
         assert_eq!(kids, [7, 8, 9]);
-        let eight = new.child_with(ROOT, 8).unwrap();
+        let eight = child_with(&new, ROOT, 8).unwrap();
         assert_eq!(new.stats(eight), old.stats(4));
         assert_eq!(
             new.children(eight).map(|id| new.mv(id)).collect::<Vec<_>>(),

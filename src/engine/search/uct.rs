@@ -12,12 +12,12 @@ use rand::rngs::SmallRng;
 use crate::knowledge::tactics::Scratch;
 use crate::rules::board::{Board, Color, MAX_CELLS, Point};
 
-use super::Budget;
+use super::budget::Budget;
 use super::last_good_reply::ReplyTable;
 use super::policy;
 use super::priors;
 use super::root_tally::{OwnershipBuffer, RootTally};
-use super::tree::{HalfWins, NewChild, NodeId, NodeMove, PASS, ROOT, Tree};
+use super::tree::{HalfWins, NewChild, NodeId, PASS, ROOT, Tree};
 
 /// How the search weighs what it knows.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -451,19 +451,6 @@ fn children_of(
         }
     }
     out.push(priors::pass());
-}
-
-/// The node move of a game move.
-pub fn node_move(mv: crate::rules::board::Move) -> NodeMove {
-    match mv {
-        crate::rules::board::Move::Play(p) => p.index() as NodeMove,
-        crate::rules::board::Move::Pass => PASS,
-    }
-}
-
-/// The move of a node as a point, `None` for a pass.
-pub fn point_of(mv: NodeMove) -> Option<Point> {
-    (mv != PASS).then(|| Point::from_index(usize::from(mv)))
 }
 
 #[cfg(test)]

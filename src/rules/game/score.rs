@@ -276,42 +276,73 @@ impl Ownership {
 /// Black's lead (komi included) with the dead stones in `status` taken off the board.
 fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
     let board = game.board();
-    let alive = |p: Point| -> Option<Color> {
+    let counted = Counted::of(board, |p| {
         board
             .color_at(p)
             .filter(|_| status[p.index()] != Some(StoneStatus::Dead))
-    };
-    let mut area = [0i64; 2];
-    let mut territory = [0i64; 2];
-    let mut dead_taken = [0i64; 2];
-    for p in board.points() {
-        if let Some(c) = alive(p) {
-            area[c.index()] += 1;
-        }
-    }
-    // The regions of empty points and dead stones that living stones of one colour enclose.
-    for region in Regions::bounded_by(board, |p| alive(p).is_some()).iter() {
-        let Some(owner) = region.owner() else {
-            continue;
-        };
-        area[owner.index()] += region.size() as i64;
-        territory[owner.index()] += region.size() as i64;
-        let dead = region
-            .points
-            .iter()
-            .filter(|q| board.color_at(**q).is_some())
-            .count();
-        dead_taken[owner.index()] += dead as i64;
-    }
+    });
     let lead = match game.rules().scoring {
-        Scoring::Area => area[0] - area[1],
+        Scoring::Area => counted.area_lead(),
         Scoring::Territory => {
-            let points =
-                |c: Color| territory[c.index()] + dead_taken[c.index()] + board.captures(c) as i64;
+            let points = |c: Color| {
+                counted.territory[c.index()]
+                    + counted.dead_taken[c.index()]
+                    + board.captures(c) as i64
+            };
             points(Color::Black) - points(Color::White)
         }
     };
     lead as f64 - game.rules().komi
+}
+
+/// Black's lead by area (komi included) on `board` as it stands, every stone alive: the
+/// count of a game that ends without dead stones, as two passes end one in a search's tree.
+pub fn area_lead(board: &Board, komi: f64) -> f64 {
+    Counted::of(board, |p| board.color_at(p)).area_lead() as f64 - komi
+}
+
+/// What each colour has on a board, indexed by colour: its area (living stones and the
+/// regions they alone enclose), its territory (those regions) and the dead stones in it.
+struct Counted {
+    area: [i64; 2],
+    territory: [i64; 2],
+    dead_taken: [i64; 2],
+}
+
+impl Counted {
+    /// The count of `board`, where `alive` gives the colour of each living stone.
+    fn of(board: &Board, alive: impl Fn(Point) -> Option<Color>) -> Counted {
+        let mut counted = Counted {
+            area: [0; 2],
+            territory: [0; 2],
+            dead_taken: [0; 2],
+        };
+        for p in board.points() {
+            if let Some(c) = alive(p) {
+                counted.area[c.index()] += 1;
+            }
+        }
+        // The regions of empty points and dead stones that living stones of one colour enclose.
+        for region in Regions::bounded_by(board, |p| alive(p).is_some()).iter() {
+            let Some(owner) = region.owner() else {
+                continue;
+            };
+            counted.area[owner.index()] += region.size() as i64;
+            counted.territory[owner.index()] += region.size() as i64;
+            let dead = region
+                .points
+                .iter()
+                .filter(|q| board.color_at(**q).is_some())
+                .count();
+            counted.dead_taken[owner.index()] += dead as i64;
+        }
+        counted
+    }
+
+    /// Black's area less White's.
+    fn area_lead(&self) -> i64 {
+        self.area[Color::Black.index()] - self.area[Color::White.index()]
+    }
 }
 
 /// A legal move for `color` on a liberty of an opponent string the scorer finds dead: what
@@ -367,6 +398,14 @@ mod tests {
         assert_eq!(a.result(), "W+5.5");
         let game = Game::from_rows(&SETTLED, Rules::japanese(0.5));
         assert_eq!(Assessment::of(&game, 200).score(), 3.0 - 8.0 - 0.5);
+    }
+
+    #[test]
+    fn a_board_as_it_stands_is_counted_by_area_with_komi() {
+        let rows = ["...XO...."; 9];
+        let board = Game::from_rows(&rows, Rules::chinese(7.5)).board().clone();
+        // Black 4 columns, White 5: White by 9 + 7.5.
+        assert_eq!(area_lead(&board, 7.5), -9.0 - 7.5);
     }
 
     #[test]

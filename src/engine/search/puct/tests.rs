@@ -1,9 +1,16 @@
 use std::path::PathBuf;
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::*;
-use crate::engine::search::DEFAULT_LEAF_BATCH;
-use crate::rules::game::{Rules, fixed_handicap_points};
+use super::PuctSearch;
+use super::tree::{Edge, Node, ROOT, TREE_BYTES, Tree, Value};
+use crate::engine::search::budget::Budget;
+use crate::engine::search::report::AnalysisRequest;
+use crate::engine::search::search_tree::SearchTree;
+use crate::engine::search::settings::{DEFAULT_LEAF_BATCH, SearchSettings};
+use crate::knowledge::net::Net;
+use crate::rules::board::{Color, Move, Point};
+use crate::rules::game::{Game, Rules, fixed_handicap_points};
 
 /// A root (Black to move) on 9x9 with children of `priors`, none visited.
 fn toy(priors: &[f32]) -> Tree {
@@ -199,28 +206,6 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
     assert_ne!(first, second);
 }
 
-#[test]
-fn an_ended_game_is_scored_by_area_with_komi() {
-    let mut game = Game::from_rows(
-        &[
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-            "...XO....",
-        ],
-        Rules::chinese(7.5),
-    );
-    game.play(Color::Black, Move::Pass).unwrap();
-    game.play(Color::White, Move::Pass).unwrap();
-    // Black 4 columns, White 5: White by 9 + 7.5.
-    assert_eq!(area_score(&game), 9.0 + 7.5);
-}
-
 fn real_net() -> Arc<Net> {
     let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
     Arc::new(Net::load(&file).expect("the real net loads"))
@@ -364,6 +349,16 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     search.choose(&other, Color::White, &Budget::default());
     assert_eq!(search.last_reused, 0);
     assert_eq!(search.tree.nodes[ROOT].visits, 80);
+    // Nor is an empty board's tree kept for an empty board of another size.
+    search.choose(
+        &Game::new(9, Rules::chinese(7.5)),
+        Color::Black,
+        &Budget::default(),
+    );
+    let larger = Game::new(13, Rules::chinese(7.5));
+    search.choose(&larger, Color::Black, &Budget::default());
+    assert_eq!(search.last_reused, 0);
+    assert_eq!(usize::from(search.tree.nodes[ROOT].edge_count), 13 * 13 + 1);
 }
 
 #[test]

@@ -1,0 +1,139 @@
+//! How the net search values a leaf: the net's win/loss, score and ownership (those its cache
+//! lacks in one batch), the moves the rules allow with the net's priors, the utility that
+//! shapes the value with the score, and the count of a game two passes ended.
+
+use super::descent::Leaf;
+use super::tree::Value;
+use crate::knowledge::net::inputs::NetPosition;
+use crate::knowledge::net::{DEFAULT_OPTIMISM, Features, Net, NetOutput};
+use crate::rules::board::{Color, Move, Point};
+use crate::rules::game::Game;
+use crate::rules::game::score::area_lead;
+
+/// KataGo's `staticScoreUtilityFactor`, with its scale 2.
+const STATIC_SCORE_FACTOR: f64 = 0.1;
+const STATIC_SCORE_SCALE: f64 = 2.0;
+/// KataGo's `dynamicScoreUtilityFactor` and `dynamicScoreCenterScale`.
+const DYNAMIC_SCORE_FACTOR: f64 = 0.3;
+const DYNAMIC_SCORE_SCALE: f64 = 0.75;
+
+/// A leaf's evaluation: its value, and for a position the net saw, the moves it opens with
+/// their priors and the net's ownership.
+pub(super) struct Evaluation {
+    pub(super) value: Value,
+    pub(super) children: Vec<(Move, f32)>,
+    pub(super) ownership: Option<Vec<f32>>,
+}
+
+/// The net, and what one search's utility is centred on.
+pub(super) struct Evaluator<'a> {
+    net: &'a Net,
+    /// The dynamic score utility's centre (White's view).
+    pub(super) center: f64,
+    sqrt_area: f64,
+}
+
+impl Evaluator<'_> {
+    /// An evaluator with `net` for a board of `size`, centred on 0.
+    pub(super) fn new(net: &Net, size: usize) -> Evaluator<'_> {
+        Evaluator {
+            net,
+            center: 0.0,
+            sqrt_area: ((size * size) as f64).sqrt(),
+        }
+    }
+
+    /// A leaf's utility from White's view (the formula in [`super`]'s comment).
+    pub(super) fn utility(&self, value: Value) -> f64 {
+        let f = |center: f64, scale: f64| {
+            std::f64::consts::FRAC_2_PI * ((value.score - center) / (scale * self.sqrt_area)).atan()
+        };
+        value.winloss
+            + STATIC_SCORE_FACTOR * f(0.0, STATIC_SCORE_SCALE)
+            + DYNAMIC_SCORE_FACTOR * f(self.center, DYNAMIC_SCORE_SCALE)
+    }
+
+    /// The leaves evaluated, each under its symmetry: a game that two passes ended counted by
+    /// area, the others by the net (those its cache lacks in one batch), their children the
+    /// moves the rules allow.
+    pub(super) fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<Evaluation> {
+        let options = self.net.input_options();
+        let features: Vec<Option<Features>> = leaves
+            .iter()
+            .map(|leaf| {
+                (!leaf.position.is_over())
+                    .then(|| leaf.position.net.features(leaf.to_move, &options))
+            })
+            .collect();
+        let inputs: Vec<(&Features, usize)> = features
+            .iter()
+            .zip(symmetries)
+            .filter_map(|(f, &symmetry)| f.as_ref().map(|f| (f, symmetry)))
+            .collect();
+        let mut outputs = self
+            .net
+            .evaluate_cached_batch(&inputs, DEFAULT_OPTIMISM)
+            .into_iter();
+        leaves
+            .iter()
+            .zip(&features)
+            .map(|(leaf, f)| match f.as_ref().and_then(|_| outputs.next()) {
+                Some(out) => Evaluation {
+                    value: Value {
+                        winloss: f64::from(out.white_win - out.white_loss),
+                        score: f64::from(out.white_score_selfplay),
+                        lead: f64::from(out.white_lead),
+                    },
+                    children: legal_priors(&out, &leaf.position.game, leaf.to_move),
+                    ownership: Some(out.white_ownership.clone()),
+                },
+                None => {
+                    let game = &leaf.position.game;
+                    let score = -area_lead(game.board(), game.rules().komi);
+                    Evaluation {
+                        value: Value {
+                            winloss: score.signum(),
+                            score,
+                            lead: score,
+                        },
+                        children: Vec::new(),
+                        ownership: None,
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// The net's policy for `color` to play in `game` (symmetry 0): each legal move and the pass
+/// with its prior, the priors summing to 1.
+pub fn net_priors(net: &Net, game: &Game, color: Color) -> Vec<(Move, f32)> {
+    let features = NetPosition::from_game(game).features(color, &net.input_options());
+    legal_priors(&net.evaluate(&features, 0, DEFAULT_OPTIMISM), game, color)
+}
+
+/// The moves the rules allow `to_move` in `game` (the pass last), each with the prior `out`
+/// gives it, normalised to sum to 1: a node's edges, so that the move played is chosen from
+/// the root's without another check (a descent's `Game::play` checks each move again, as a
+/// `Game` plays no other way).
+fn legal_priors(out: &NetOutput, game: &Game, to_move: Color) -> Vec<(Move, f32)> {
+    let size = game.size();
+    let mut children: Vec<(Move, f32)> = Vec::new();
+    for y in 0..size {
+        for x in 0..size {
+            let p = out.policy[y * size + x];
+            let mv = Move::Play(Point::new(size, x, size - 1 - y));
+            if p.is_finite() && game.legality(to_move, mv).is_ok() {
+                children.push((mv, p.max(0.0)));
+            }
+        }
+    }
+    children.push((Move::Pass, out.policy_pass.max(0.0)));
+    let total: f32 = children.iter().map(|c| c.1).sum();
+    if total > 0.0 {
+        for c in &mut children {
+            c.1 /= total;
+        }
+    }
+    children
+}

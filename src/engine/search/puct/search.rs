@@ -1,0 +1,391 @@
+//! The net search's driver: [`PuctSearch`] chooses a move, ponders and keeps its tree between
+//! moves; each search runs threads that descend under one lock, evaluate their leaves
+//! without it and back the values up, until the visits, the clock or the tree's room end it.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use log::info;
+use rand::rngs::SmallRng;
+use rand::{RngExt, SeedableRng};
+
+use super::descent::{Leaf, Position};
+use super::evaluate::Evaluator;
+use super::tree::{ROOT, TREE_BYTES, Tree};
+use crate::engine::search::budget::{Budget, Choice};
+use crate::engine::search::dynamic_komi;
+use crate::engine::search::pass::{self, Candidate};
+use crate::engine::search::search_tree::{RootGame, SearchTree};
+use crate::engine::search::settings::{MAX_LEAF_BATCH, SearchSettings, thread_count};
+use crate::knowledge::net::Net;
+use crate::rules::board::{Color, Move};
+use crate::rules::game::Game;
+
+/// Visits of a move when neither the settings, the budget nor a clock limit the search.
+const DEFAULT_VISITS: u64 = 400;
+/// Root visits before a search's win rate is trusted enough to resign on.
+pub const MIN_VISITS_TO_RESIGN: u64 = 30;
+/// The most visits one ponder runs (the tree's size bounds it first on big boards).
+const PONDER_VISITS: u64 = 100_000;
+
+/// How often a search reports, and to what: the search so far, and whether this is its last
+/// report; false when nobody listens any more.
+pub(super) type Reporter<'a> = (Duration, &'a mut dyn FnMut(&PuctSearch, bool) -> bool);
+
+/// One search's fixed inputs.
+struct Run<'a> {
+    evaluator: Evaluator<'a>,
+    /// The position searched.
+    root: Position,
+    moves_ownership: bool,
+    /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
+    leaf_batch: usize,
+}
+
+/// The PUCT search over one shared net.
+pub struct PuctSearch {
+    pub(super) net: Arc<Net>,
+    pub(super) settings: SearchSettings,
+    pub(super) tree: Tree,
+    /// The colour the last search searched for.
+    pub(super) color: Color,
+    /// Root visits of the last search.
+    pub(super) last_visits: u64,
+    /// Root visits the last search took over from the one before.
+    pub(super) last_reused: u32,
+    /// The game the tree's root stands for, while the tree may be reused.
+    pub(super) reusable: Option<RootGame>,
+    pub(super) seed: u64,
+}
+
+impl PuctSearch {
+    /// A search with `net`; of `settings` it reads playouts (as visits), threads, seed and
+    /// the resign threshold.
+    pub fn new(net: Arc<Net>, settings: SearchSettings) -> PuctSearch {
+        PuctSearch {
+            seed: settings.seed.unwrap_or_else(rand::random),
+            net,
+            settings,
+            tree: Tree::new(Color::White, 0, TREE_BYTES),
+            color: Color::Black,
+            last_visits: 0,
+            last_reused: 0,
+            reusable: None,
+        }
+    }
+
+    /// The net it searches with.
+    pub fn net(&self) -> &Arc<Net> {
+        &self.net
+    }
+
+    /// The move for `color` in `game` (not changed), searched within `budget`.
+    pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
+        let started = Instant::now();
+        let per_stone = self.settings.handicap_komi(true);
+        let extra_komi = dynamic_komi::extra_komi(game, color, per_stone).round();
+        let searched = if extra_komi > 0.0 {
+            let mut searched = game.clone();
+            searched.set_komi(game.rules().komi + f64::from(extra_komi));
+            Cow::Owned(searched)
+        } else {
+            Cow::Borrowed(game)
+        };
+        let visits = self.search(&searched, color, budget, &[], &[], false, None);
+        self.reusable = Some(RootGame::of(game, *searched.rules(), color));
+        // The root's edges are the moves the rules allow: the expansion checked them.
+        let ranked = self.tree.ranked_root_children();
+        let candidates: Vec<Candidate> = ranked
+            .iter()
+            .map(|&edge| {
+                let node = self.tree.child(ROOT, edge);
+                Candidate {
+                    mv: node.mv,
+                    visits: node.visits,
+                    win_rate: node.win_rate(),
+                }
+            })
+            .collect();
+        let Some(best) = pass::move_to_play(game, &candidates).map(|i| ranked[i]) else {
+            return Choice {
+                mv: Move::Pass,
+                losing: None,
+                searched: false,
+            };
+        };
+        let node = self.tree.child(ROOT, best);
+        let win_rate = node.win_rate() as f32;
+        let (hits, misses) = self.net.cache().hits_and_misses();
+        let with_extra = if extra_komi > 0.0 {
+            format!(" with {extra_komi} extra komi")
+        } else {
+            String::new()
+        };
+        info!(
+            "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}{with_extra}; cache {hits} hits, {misses} misses so far",
+            node.mv.to_vertex(game.size()),
+            self.last_reused,
+            started.elapsed().as_secs_f64(),
+            node.visits,
+        );
+        // A win rate under extra komi is not the game's: never resign on it.
+        let trusted =
+            extra_komi == 0.0 && visits >= MIN_VISITS_TO_RESIGN.min(self.visits_for(budget, false));
+        // Giving a handicap, White is behind from the start: it resigns only behind schedule.
+        let root = &self.tree.nodes[ROOT];
+        let white_lead = root.lead / f64::from(root.visits.max(1));
+        let catching_up = dynamic_komi::white_catching_up(game, color, white_lead);
+        Choice {
+            mv: node.mv,
+            losing: trusted.then_some(win_rate < self.settings.resign_threshold && !catching_up),
+            searched: true,
+        }
+    }
+
+    /// Searches `game` for the player to move (the opponent) until `budget` stops it (at
+    /// most [`PONDER_VISITS`] visits, reused ones included), so that the next
+    /// [`PuctSearch::choose`] keeps the subtree of the move played; returns the visits run.
+    pub fn ponder(&mut self, game: &Game, budget: &Budget) -> u64 {
+        if budget.expired() || game.trailing_passes() >= 2 {
+            return 0;
+        }
+        let budget = Budget {
+            playouts: Some(budget.playouts.unwrap_or(PONDER_VISITS)),
+            ..budget.clone()
+        };
+        self.choose(game, game.to_move(), &budget);
+        self.last_visits - u64::from(self.last_reused)
+    }
+
+    /// The root visits the last search took over from the one before.
+    pub fn last_reused(&self) -> u32 {
+        self.last_reused
+    }
+
+    /// Cuts the last search's tree down to its subtree under the moves played since, when
+    /// that holds `game` with `color` to move (the same first position, rules and moves
+    /// before); false when it does not.
+    fn reuse_tree(&mut self, game: &Game, color: Color) -> bool {
+        let Some(root) = self.reusable.take() else {
+            return false;
+        };
+        let Some(at) = self.tree.node_after(&root, game, game.rules(), color) else {
+            return false;
+        };
+        let node = &self.tree.nodes[at];
+        if !node.expanded || node.visits == 0 {
+            return false;
+        }
+        self.tree.keep_subtree(at);
+        true
+    }
+
+    /// The visits asked of a search under `budget`: the budget's, else for a move (not an
+    /// analysis, which runs until it is stopped, as the playout search's does) the level's.
+    fn visits_asked(&self, budget: &Budget, analysis: bool) -> Option<u64> {
+        if analysis {
+            budget.playouts
+        } else {
+            budget.playouts.or(self.settings.playouts)
+        }
+    }
+
+    /// The leaves a thread evaluates in one batch under `budget`: the level's `leaf_batch` on
+    /// the clock, one at a time when a number of visits ends the search (each visit in flight
+    /// turns the next descents away from its path, so a batch spends some visits where one at
+    /// a time would not).
+    pub(super) fn leaf_batch_for(&self, budget: &Budget, analysis: bool) -> usize {
+        if self.visits_asked(budget, analysis).is_some() {
+            1
+        } else {
+            self.settings.leaf_batch.clamp(1, MAX_LEAF_BATCH)
+        }
+    }
+
+    /// The visits a search makes at most under `budget`.
+    fn visits_for(&self, budget: &Budget, analysis: bool) -> u64 {
+        match (self.visits_asked(budget, analysis), budget.deadline) {
+            (Some(n), _) => n.max(1),
+            (None, _) if analysis => u64::MAX,
+            (None, Some(_)) => u64::MAX,
+            (None, None) => DEFAULT_VISITS,
+        }
+    }
+
+    /// Searches `game` for `color` within `budget` (root moves restricted to `allow` when
+    /// not empty, never `avoid`), calling `report` (when given) about every `interval`;
+    /// returns the root's visits.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn search(
+        &mut self,
+        game: &Game,
+        color: Color,
+        budget: &Budget,
+        allow: &[Move],
+        avoid: &[Move],
+        moves_ownership: bool,
+        mut report: Option<Reporter<'_>>,
+    ) -> u64 {
+        let size = game.size();
+        let net = Arc::clone(&self.net);
+        let mut run = Run {
+            evaluator: Evaluator::new(&net, size),
+            root: Position::of(game),
+            moves_ownership,
+            leaf_batch: self.leaf_batch_for(budget, report.is_some()),
+        };
+        self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut rng = SmallRng::seed_from_u64(self.seed);
+        let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
+        let reused = if fresh {
+            self.reusable = None;
+            false
+        } else {
+            self.reuse_tree(game, color)
+        };
+        let has_children = if reused {
+            let root = &self.tree.nodes[ROOT];
+            self.last_reused = root.visits;
+            run.evaluator.center = root.lead / f64::from(root.visits);
+            root.edge_count > 0
+        } else {
+            self.last_reused = 0;
+            let tree = &mut self.tree;
+            tree.restart(color.opponent(), size * size);
+            let root = Leaf {
+                path: vec![ROOT],
+                position: run.root.clone(),
+                to_move: color,
+            };
+            let symmetry = rng.random_range(0..8);
+            let Some(root_eval) = run.evaluator.evaluate(&[root], &[symmetry]).pop() else {
+                return 0;
+            };
+            run.evaluator.center = root_eval.value.score;
+            let children: Vec<(Move, f32)> = root_eval
+                .children
+                .iter()
+                .copied()
+                .filter(|(mv, _)| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv))
+                .collect();
+            tree.expand(ROOT, &children, moves_ownership);
+            tree.nodes[ROOT].in_flight = 1;
+            tree.back_up(
+                &[ROOT],
+                root_eval.value,
+                run.evaluator.utility(root_eval.value),
+                root_eval.ownership.as_deref(),
+            );
+            !children.is_empty()
+        };
+        let max_visits = self.visits_for(budget, report.is_some());
+        let threads = thread_count(self.settings.threads);
+        let shared = Mutex::new(std::mem::take(&mut self.tree));
+        let mut next_report = Instant::now() + report.as_ref().map_or(Default::default(), |r| r.0);
+        loop {
+            let chunk_end = report.as_ref().map(|_| next_report);
+            std::thread::scope(|scope| {
+                for thread in 0..threads {
+                    let (run, shared) = (&run, &shared);
+                    let seed = self.seed ^ (thread as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+                    scope.spawn(move || {
+                        let mut rng = SmallRng::seed_from_u64(seed);
+                        while visit_batch(run, shared, &mut rng, max_visits, budget, chunk_end) {}
+                    });
+                }
+            });
+            let visits = u64::from(lock(&shared).nodes[ROOT].visits);
+            let over = visits >= max_visits
+                || budget.expired()
+                || !has_children
+                || lock(&shared).is_full()
+                || clearly_ahead_after_target(&lock(&shared), budget);
+            let Some((interval, callback)) = report.as_mut() else {
+                break;
+            };
+            std::mem::swap(&mut self.tree, &mut *lock(&shared));
+            self.color = color;
+            self.last_visits = visits;
+            let listening = callback(self, over);
+            std::mem::swap(&mut self.tree, &mut *lock(&shared));
+            if over || !listening {
+                break;
+            }
+            next_report = Instant::now() + *interval;
+        }
+        self.tree = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+        self.color = color;
+        self.last_visits = u64::from(self.tree.nodes[ROOT].visits);
+        self.last_visits
+    }
+}
+
+/// Whether the budget's target time has passed with the most visited root child at least
+/// twice the next one's visits.
+fn clearly_ahead_after_target(tree: &Tree, budget: &Budget) -> bool {
+    if budget.target.is_none_or(|t| Instant::now() < t) {
+        return false;
+    }
+    let ranked = tree.ranked_root_children();
+    let visits = |i: usize| ranked.get(i).map_or(0, |&edge| tree.edge_visits(edge));
+    visits(0) >= 2 * visits(1)
+}
+
+/// Whether another descent may start: not once the search has its visits (those in flight
+/// counted), the root has no children, the tree is full or the budget's target has passed
+/// with a clear best move.
+fn may_descend(tree: &Tree, max_visits: u64, budget: &Budget) -> bool {
+    let root = &tree.nodes[ROOT];
+    u64::from(root.visits + root.in_flight) < max_visits
+        && root.edge_count > 0
+        && !tree.is_full()
+        && !clearly_ahead_after_target(tree, budget)
+}
+
+/// The tree, even if a thread panicked holding it.
+fn lock(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
+    tree.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// One round of visits: up to `run.leaf_batch` descents down the tree by PUCT (virtual losses
+/// on the way), the leaves evaluated together without the lock, then expanded and backed up.
+/// False when the search is over (its visits, its budget, or `until`).
+fn visit_batch(
+    run: &Run<'_>,
+    shared: &Mutex<Tree>,
+    rng: &mut SmallRng,
+    max_visits: u64,
+    budget: &Budget,
+    until: Option<Instant>,
+) -> bool {
+    if budget.expired() || until.is_some_and(|t| Instant::now() >= t) {
+        return false;
+    }
+    let mut leaves = Vec::with_capacity(run.leaf_batch);
+    {
+        let mut tree = lock(shared);
+        while leaves.len() < run.leaf_batch && may_descend(&tree, max_visits, budget) {
+            leaves.push(tree.descend(&run.root));
+        }
+    }
+    if leaves.is_empty() {
+        return false;
+    }
+    let symmetries: Vec<usize> = leaves.iter().map(|_| rng.random_range(0..8)).collect();
+    let evaluations = run.evaluator.evaluate(&leaves, &symmetries);
+    let mut tree = lock(shared);
+    for (leaf, evaluation) in leaves.iter().zip(evaluations) {
+        let at = leaf.path[leaf.path.len() - 1];
+        if !evaluation.children.is_empty() {
+            tree.expand(at, &evaluation.children, run.moves_ownership && at == ROOT);
+        }
+        tree.back_up(
+            &leaf.path,
+            evaluation.value,
+            run.evaluator.utility(evaluation.value),
+            evaluation.ownership.as_deref(),
+        );
+    }
+    true
+}

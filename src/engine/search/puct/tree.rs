@@ -1,0 +1,413 @@
+//! The net search's tree: nodes and lazy edges in two arenas within a byte budget, the sums a
+//! visit backs up, the ranking of a node's children, and keeping a subtree for the next move.
+
+use std::borrow::Cow;
+
+use crate::engine::search::report::ScoreStats;
+use crate::engine::search::search_tree::SearchTree;
+use crate::rules::board::{Color, Move, Point};
+
+/// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
+/// tree is full stops, as when its budget ends. A visit makes at most one node (80 bytes) and
+/// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
+/// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
+/// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
+pub(super) const TREE_BYTES: usize = 48 << 20;
+
+/// The index of the root in the tree.
+pub(super) const ROOT: usize = 0;
+
+/// One node: a move and what the visits through it found, from White's view.
+#[derive(Clone, Debug)]
+pub(super) struct Node {
+    pub(super) mv: Move,
+    /// The player who played `mv` (at the root: the opponent of the player to move).
+    pub(super) mover: Color,
+    pub(super) prior: f32,
+    pub(super) visits: u32,
+    pub(super) in_flight: u32,
+    /// Sums over the visits, White's view.
+    pub(super) utility: f64,
+    pub(super) winloss: f64,
+    pub(super) lead: f64,
+    lead_sq: f64,
+    /// The children are the edges `first_edge..first_edge + edge_count`.
+    first_edge: u32,
+    pub(super) edge_count: u16,
+    pub(super) expanded: bool,
+    /// Summed ownership (White's view) of the leaves below, kept at the root and, when asked
+    /// for, at its children.
+    pub(super) ownership: Option<Box<[f64]>>,
+    /// The leaves summed into `ownership`.
+    pub(super) owned: u32,
+}
+
+impl Node {
+    pub(super) fn new(mv: Move, mover: Color, prior: f32) -> Node {
+        Node {
+            mv,
+            mover,
+            prior,
+            visits: 0,
+            in_flight: 0,
+            utility: 0.0,
+            winloss: 0.0,
+            lead: 0.0,
+            lead_sq: 0.0,
+            first_edge: 0,
+            edge_count: 0,
+            expanded: false,
+            ownership: None,
+            owned: 0,
+        }
+    }
+
+    /// The edges to the children.
+    pub(super) fn edges(&self) -> std::ops::Range<usize> {
+        let first = self.first_edge as usize;
+        first..first + usize::from(self.edge_count)
+    }
+
+    /// The mean win rate of the player who played the move.
+    pub(super) fn win_rate(&self) -> f64 {
+        if self.visits == 0 {
+            return 0.5;
+        }
+        0.5 * (1.0 + sign(self.mover) * self.winloss / f64::from(self.visits))
+    }
+
+    /// The mean utility for the player who played the move.
+    pub(super) fn mover_utility(&self) -> f64 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        sign(self.mover) * self.utility / f64::from(self.visits)
+    }
+
+    /// The mean lead and its deviation for `color`.
+    pub(super) fn score_for(&self, color: Color) -> Option<ScoreStats> {
+        if self.visits == 0 {
+            return None;
+        }
+        let n = f64::from(self.visits);
+        let mean = self.lead / n;
+        let var = (self.lead_sq / n - mean * mean).max(0.0);
+        Some(ScoreStats {
+            mean: (sign(color) * mean) as f32,
+            stdev: var.sqrt() as f32,
+        })
+    }
+}
+
+/// A child of an expanded node, eight bytes: its move, and its prior until its first visit
+/// makes a node for it, then that node's id. An expansion stores one edge a legal move; a
+/// node (ten times the size) is made only for the children a visit goes to.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) struct Edge {
+    /// The move: its point's index, 0 for the pass (a border cell, never a point).
+    pub(super) mv: u16,
+    has_node: bool,
+    /// The prior's bits without a node, the node's id with one.
+    pub(super) slot: u32,
+}
+
+impl Edge {
+    pub(super) fn new(mv: Move, prior: f32) -> Edge {
+        Edge {
+            mv: match mv {
+                // A point's index is below 27 * 27.
+                Move::Play(p) => p.index() as u16,
+                Move::Pass => 0,
+            },
+            has_node: false,
+            slot: prior.to_bits(),
+        }
+    }
+
+    pub(super) fn mv(self) -> Move {
+        match self.mv {
+            0 => Move::Pass,
+            index => Move::Play(Point::from_index(usize::from(index))),
+        }
+    }
+
+    /// The child's node, once a visit has made it.
+    pub(super) fn node(self) -> Option<usize> {
+        self.has_node.then_some(self.slot as usize)
+    }
+}
+
+/// 1 for White, -1 for Black: turns White's view into `color`'s.
+pub(super) fn sign(color: Color) -> f64 {
+    match color {
+        Color::White => 1.0,
+        Color::Black => -1.0,
+    }
+}
+
+/// What one leaf is worth, from White's view.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) struct Value {
+    pub(super) winloss: f64,
+    /// The expected final score.
+    pub(super) score: f64,
+    /// The lead (what komi would make the game even).
+    pub(super) lead: f64,
+}
+
+/// The search tree: nodes and edges in two arenas, the root the first node. A child's node is
+/// made after its parent's, so it always comes later in the arena.
+#[derive(Debug, Default)]
+pub(super) struct Tree {
+    pub(super) nodes: Vec<Node>,
+    pub(super) edges: Vec<Edge>,
+    /// The points of the board: the length of an ownership sum.
+    area: usize,
+    /// Whether the root's children keep ownership sums.
+    moves_ownership: bool,
+    /// The bytes of the ownership sums.
+    ownership_bytes: usize,
+    /// The most bytes the nodes, edges and ownership sums may take.
+    pub(super) budget: usize,
+}
+
+impl Tree {
+    /// A tree of one root, of at most `budget` bytes, for a board of `area` points.
+    pub(super) fn new(root_mover: Color, area: usize, budget: usize) -> Tree {
+        let mut tree = Tree {
+            budget,
+            ..Tree::default()
+        };
+        tree.restart(root_mover, area);
+        tree
+    }
+
+    /// Empties the tree down to a new root (its arenas keep their room).
+    pub(super) fn restart(&mut self, root_mover: Color, area: usize) {
+        self.nodes.clear();
+        self.edges.clear();
+        self.area = area;
+        self.moves_ownership = false;
+        self.ownership_bytes = 0;
+        let mut root = Node::new(Move::Pass, root_mover, 1.0);
+        root.ownership = Some(self.new_ownership());
+        self.nodes.push(root);
+    }
+
+    /// An ownership sum of zeros, counted in the tree's bytes.
+    fn new_ownership(&mut self) -> Box<[f64]> {
+        self.ownership_bytes += self.area * size_of::<f64>();
+        vec![0.0; self.area].into_boxed_slice()
+    }
+
+    /// The bytes the nodes, edges and ownership sums take.
+    pub(super) fn bytes(&self) -> usize {
+        self.nodes.len() * size_of::<Node>()
+            + self.edges.len() * size_of::<Edge>()
+            + self.ownership_bytes
+    }
+
+    /// Whether the tree may have no room for another visit's node, ownership sum and
+    /// expansion.
+    pub(super) fn is_full(&self) -> bool {
+        let visit =
+            size_of::<Node>() + self.area * size_of::<f64>() + (self.area + 1) * size_of::<Edge>();
+        self.bytes() + visit > self.budget
+    }
+
+    /// The node of `edge` (a child of `at`): the one made on its first visit, or a node of no
+    /// visits.
+    pub(super) fn child(&self, at: usize, edge: usize) -> Cow<'_, Node> {
+        let e = self.edges[edge];
+        match e.node() {
+            Some(id) => Cow::Borrowed(&self.nodes[id]),
+            None => Cow::Owned(Node::new(
+                e.mv(),
+                self.nodes[at].mover.opponent(),
+                f32::from_bits(e.slot),
+            )),
+        }
+    }
+
+    /// The visits of the child at `edge`.
+    pub(super) fn edge_visits(&self, edge: usize) -> u32 {
+        self.edges[edge]
+            .node()
+            .map_or(0, |id| self.nodes[id].visits)
+    }
+
+    /// The node of `edge` (a child of `at`), made now if this is its first visit.
+    pub(super) fn child_node(&mut self, at: usize, edge: usize) -> usize {
+        let e = self.edges[edge];
+        if let Some(id) = e.node() {
+            return id;
+        }
+        let mut node = Node::new(
+            e.mv(),
+            self.nodes[at].mover.opponent(),
+            f32::from_bits(e.slot),
+        );
+        if at == ROOT && self.moves_ownership {
+            node.ownership = Some(self.new_ownership());
+        }
+        let id = self.nodes.len();
+        self.nodes.push(node);
+        // The budget keeps the nodes far below 2^32.
+        self.edges[edge] = Edge {
+            has_node: true,
+            slot: id as u32,
+            ..e
+        };
+        id
+    }
+
+    /// The edge of `at` that PUCT chooses.
+    /// Gives `at` its children as edges (once), unless the tree has no room for them.
+    pub(super) fn expand(&mut self, at: usize, children: &[(Move, f32)], moves_ownership: bool) {
+        if self.nodes[at].expanded
+            || self.bytes() + children.len() * size_of::<Edge>() > self.budget
+        {
+            return;
+        }
+        let first = self.edges.len();
+        self.edges
+            .extend(children.iter().map(|&(mv, prior)| Edge::new(mv, prior)));
+        if at == ROOT {
+            self.moves_ownership = moves_ownership;
+        }
+        let node = &mut self.nodes[at];
+        // The budget keeps the edges far below 2^32, and a move list fits a u16 (626 moves at
+        // most on 25x25).
+        node.first_edge = first as u32;
+        node.edge_count = children.len() as u16;
+        node.expanded = true;
+    }
+
+    /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
+    /// flight.
+    pub(super) fn back_up(
+        &mut self,
+        path: &[usize],
+        value: Value,
+        utility: f64,
+        ownership: Option<&[f32]>,
+    ) {
+        for &id in path {
+            let node = &mut self.nodes[id];
+            node.in_flight = node.in_flight.saturating_sub(1);
+            node.visits += 1;
+            node.utility += utility;
+            node.winloss += value.winloss;
+            node.lead += value.lead;
+            node.lead_sq += value.lead * value.lead;
+            if let (Some(sum), Some(leaf)) = (node.ownership.as_mut(), ownership) {
+                for (s, &o) in sum.iter_mut().zip(leaf) {
+                    *s += f64::from(o);
+                }
+                node.owned += 1;
+            }
+        }
+    }
+
+    /// The root's children (edges), most visited first (ties by utility, then prior).
+    pub(super) fn ranked_root_children(&self) -> Vec<usize> {
+        self.ranked_children(ROOT)
+    }
+
+    /// The children (edges) of `at`, most visited first (ties by utility, then prior: a search
+    /// cut short before its first visits plays the net's policy).
+    pub(super) fn ranked_children(&self, at: usize) -> Vec<usize> {
+        let mut children: Vec<usize> = self.nodes[at].edges().collect();
+        children.sort_by(|&a, &b| {
+            let (a, b) = (self.child(at, a), self.child(at, b));
+            b.visits
+                .cmp(&a.visits)
+                .then(b.mover_utility().total_cmp(&a.mover_utility()))
+                .then(b.prior.total_cmp(&a.prior))
+        });
+        children
+    }
+
+    /// Makes the subtree under `top` the whole tree, `top` its root (keeping its visits; its
+    /// ownership starts afresh). In place, so that reusing a tree never holds two: since a
+    /// child comes after its parent, the nodes kept, and the edge blocks kept taken in their
+    /// order, only move down.
+    pub(super) fn keep_subtree(&mut self, top: usize) {
+        let mut kept = vec![false; self.nodes.len()];
+        kept[top] = true;
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                for edge in self.nodes[id].edges() {
+                    if let Some(child) = self.edges[edge].node() {
+                        kept[child] = true;
+                    }
+                }
+            }
+        }
+        let mut new_id = vec![u32::MAX; self.nodes.len()];
+        let mut count = 0;
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                new_id[id] = count;
+                count += 1;
+            }
+        }
+        let mut blocks: Vec<usize> = (top..self.nodes.len())
+            .filter(|&id| kept[id] && self.nodes[id].edge_count > 0)
+            .collect();
+        blocks.sort_by_key(|&id| self.nodes[id].first_edge);
+        let mut next_edge = 0;
+        for id in blocks {
+            let block = self.nodes[id].edges();
+            self.edges.copy_within(block.clone(), next_edge);
+            self.nodes[id].first_edge = next_edge as u32;
+            next_edge += block.len();
+        }
+        self.edges.truncate(next_edge);
+        for edge in &mut self.edges {
+            if edge.has_node {
+                edge.slot = new_id[edge.slot as usize];
+            }
+        }
+        for id in top..self.nodes.len() {
+            if kept[id] {
+                self.nodes.swap(new_id[id] as usize, id);
+            }
+        }
+        self.nodes.truncate(count as usize);
+        for node in &mut self.nodes {
+            node.ownership = None;
+            node.owned = 0;
+        }
+        self.moves_ownership = false;
+        self.ownership_bytes = 0;
+        self.nodes[ROOT].ownership = Some(self.new_ownership());
+    }
+}
+
+impl SearchTree for Tree {
+    type Node = usize;
+    const PV_MIN_VISITS: u32 = 1;
+
+    fn root(&self) -> usize {
+        ROOT
+    }
+
+    fn move_into(&self, node: usize) -> Move {
+        self.nodes[node].mv
+    }
+
+    fn visits_of(&self, node: usize) -> u32 {
+        self.nodes[node].visits
+    }
+
+    fn win_rate_of(&self, node: usize) -> f64 {
+        self.nodes[node].win_rate()
+    }
+
+    fn children_of(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
+        self.nodes[node]
+            .edges()
+            .filter_map(|edge| self.edges[edge].node())
+    }
+}

@@ -1,0 +1,179 @@
+//! How a search level is set: [`SearchSettings`], read from engines.toml and the command line,
+//! and the ranges and defaults of its numbers, shared by the playout search and the net search.
+
+use serde::Deserialize;
+
+/// Playouts per move when neither the level nor the clock sets a budget.
+pub const DEFAULT_PLAYOUTS: u64 = 10_000;
+/// Tree nodes when the level does not say (about 34 bytes each).
+pub const DEFAULT_MAX_NODES: usize = 1_000_000;
+/// The most tree nodes a level may have: 50 million, about 3.4 GB in its two trees.
+pub const MAX_NODES: usize = 50_000_000;
+/// The fewest tree nodes a level may have.
+pub const MIN_NODES: usize = 1_000;
+/// The most playouts a move or an analysis may ask for (a level's `playouts`, `--playouts`,
+/// `maxVisits`): a billion, hours of search on any machine.
+pub const MAX_PLAYOUTS: u64 = 1_000_000_000;
+/// The most threads a count from outside may ask for (a level's `threads`, `--threads`, the
+/// analysis engine's thread counts, `serve --workers`). A fixed number, not one per core, so
+/// that a config valid on one machine is valid on all; more than any machine has cores.
+pub const MAX_THREADS: usize = 1024;
+
+/// The threads a count checked against [`MAX_THREADS`] stands for: 0 is every core.
+pub fn thread_count(requested: usize) -> usize {
+    match requested {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n.min(MAX_THREADS),
+    }
+}
+
+/// Points a handicap stone is worth to [`dynamic_komi`](super::dynamic_komi) (Pachi's
+/// `handicap_value`).
+pub const DEFAULT_HANDICAP_KOMI: f32 = 7.0;
+
+/// The leaves a thread of the search with a net evaluates in one batch on the clock: 20-50%
+/// more visits a second than one at a time on 9x9 and 19x19 (one thread, b6c96; batches of 8
+/// no more than 4).
+pub const DEFAULT_LEAF_BATCH: usize = 4;
+
+/// The largest `leaf_batch` taken.
+pub const MAX_LEAF_BATCH: usize = 64;
+
+/// The largest `rave_early_weight` taken; more is clamped (the tree's RAVE counters are sized
+/// for it).
+pub const MAX_RAVE_EARLY_WEIGHT: u32 = 15;
+/// Resign when the best move wins less often than this.
+pub const DEFAULT_RESIGN_THRESHOLD: f32 = 0.1;
+
+/// The playouts a search needs before its win rate is trusted enough to resign on it.
+pub const MIN_PLAYOUTS_TO_RESIGN: u64 = 1_000;
+
+/// How one MCTS level plays: the one declaration of the search's settings, read from a
+/// `[levels.NAME]` table of engines.toml (`player = "mcts"`), overridden by the command
+/// line's `--playouts` and `--threads`, and used by the search.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSettings {
+    /// Playouts per move; absent: the clock decides, or 10,000 without a clock.
+    pub playouts: Option<u64>,
+    /// Search threads; 0: every core.
+    pub threads: usize,
+    /// Tree capacity in nodes (about 34 bytes each, two trees); when full, the search goes
+    /// on in the tree it has without expanding it.
+    pub max_nodes: usize,
+    /// Resign when the best move's win rate is below this (0: never).
+    pub resign_threshold: f32,
+    /// Fixed seed (reproducible with one thread); random when absent.
+    pub seed: Option<u64>,
+    /// UCB exploration constant (0: RAVE and the priors explore).
+    pub exploration: f32,
+    /// Playouts at which a move's own and its RAVE statistics weigh the same.
+    pub rave_equivalence: f32,
+    /// Extra RAVE weight of a move played right after a node, fading to none for one played
+    /// at the playout's end (at most [`MAX_RAVE_EARLY_WEIGHT`]).
+    pub rave_early_weight: u32,
+    /// Visits before a tree node is expanded; absent: by board size
+    /// ([`expand_after_for`](super::uct::expand_after_for): 4 up to 9x9, 8 above).
+    pub expand_after: Option<u32>,
+    /// Points per handicap stone that a search in a handicap game (Black's, and White's on
+    /// boards above 9x9) pretends White has as extra komi, fading to none over the game's
+    /// first part (see [`dynamic_komi`](super::dynamic_komi)); 0 turns it off. Absent:
+    /// [`DEFAULT_HANDICAP_KOMI`] without a net, 0 with one ([`SearchSettings::handicap_komi`]).
+    #[serde(rename = "handicap_komi")]
+    pub handicap_komi_set: Option<f32>,
+    /// Whether the player thinks on the opponent's time when a clock limits the game.
+    pub ponder: bool,
+    /// Whether the player plays from the opening book (`book/`) while the position is in it
+    /// and the book fits the game's size, komi and scoring; the search does not read it.
+    /// Absent: yes without a net, no with one ([`SearchSettings::book`]).
+    #[serde(rename = "book")]
+    pub book_set: Option<bool>,
+    /// With a net, on the clock: the leaves a thread gathers (under virtual loss) and
+    /// evaluates in one batch.
+    pub leaf_batch: usize,
+    /// Whether a search ends once its most visited move can no longer be overtaken. Play
+    /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
+    #[serde(skip)]
+    pub early_stop: bool,
+}
+
+impl SearchSettings {
+    /// Checks that every setting is in its range (the README's table of keys); on failure, the
+    /// key at fault and what it must be.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        fn within<T: PartialOrd + std::fmt::Display>(
+            key: &'static str,
+            value: T,
+            min: T,
+            max: T,
+        ) -> Result<(), (&'static str, String)> {
+            // Written so that NaN fails too.
+            if value >= min && value <= max {
+                Ok(())
+            } else {
+                Err((key, format!("must be from {min} to {max}, not {value}")))
+            }
+        }
+        if let Some(playouts) = self.playouts {
+            within("playouts", playouts, 1, MAX_PLAYOUTS)?;
+        }
+        within("threads", self.threads, 0, MAX_THREADS)?;
+        within("max_nodes", self.max_nodes, MIN_NODES, MAX_NODES)?;
+        within("resign_threshold", self.resign_threshold, 0.0, 0.5)?;
+        within("exploration", self.exploration, 0.0, 10.0)?;
+        within("rave_equivalence", self.rave_equivalence, 1.0, 1e9)?;
+        within(
+            "rave_early_weight",
+            self.rave_early_weight,
+            0,
+            MAX_RAVE_EARLY_WEIGHT,
+        )?;
+        if let Some(expand_after) = self.expand_after {
+            within("expand_after", expand_after, 0, 1_000_000)?;
+        }
+        within("leaf_batch", self.leaf_batch, 1, MAX_LEAF_BATCH)?;
+        within(
+            "handicap_komi",
+            self.handicap_komi_set.unwrap_or(0.0),
+            0.0,
+            100.0,
+        )
+    }
+
+    /// Points per handicap stone for dynamic komi in the search (with a net when `net`): the
+    /// level's `handicap_komi`, else [`DEFAULT_HANDICAP_KOMI`] without a net and none with one
+    /// (the net reads the komi and would play an even game's moves; docs/SEARCH.md has the
+    /// matches).
+    pub fn handicap_komi(&self, net: bool) -> f32 {
+        let default = if net { 0.0 } else { DEFAULT_HANDICAP_KOMI };
+        self.handicap_komi_set.unwrap_or(default).max(0.0)
+    }
+
+    /// Whether a player (with a net when `net`) plays from the opening book: the level's
+    /// `book`, else yes without a net and no with one (its moves are no better than the net's;
+    /// docs/SEARCH.md has the match).
+    pub fn book(&self, net: bool) -> bool {
+        self.book_set.unwrap_or(!net)
+    }
+}
+
+impl Default for SearchSettings {
+    fn default() -> SearchSettings {
+        SearchSettings {
+            playouts: None,
+            threads: 0,
+            max_nodes: DEFAULT_MAX_NODES,
+            resign_threshold: DEFAULT_RESIGN_THRESHOLD,
+            seed: None,
+            exploration: 0.0,
+            rave_equivalence: 1000.0,
+            rave_early_weight: 3,
+            expand_after: None,
+            handicap_komi_set: None,
+            ponder: false,
+            book_set: None,
+            leaf_batch: DEFAULT_LEAF_BATCH,
+            early_stop: true,
+        }
+    }
+}
