@@ -21,11 +21,12 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use common::temp::TempDir;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tengen::engine::player::sensible_moves;
@@ -39,15 +40,6 @@ const LAST_PLAYED_MOVE: usize = 40;
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
 /// Coordinate letters, as the page draws them (no I).
 const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A child process in its own process group; the whole group is killed when dropped, so that
 /// a failed test leaves no chromium behind chromedriver.
@@ -564,16 +556,14 @@ async fn play(
 )]
 async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
     let began = Instant::now();
-    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
+    let dir = TempDir::new("browser");
     let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
     serve
         .args(["serve", "--bind", "127.0.0.1:0", "--store"])
-        .arg(dir.0.join("games.sqlite"))
-        .current_dir(&dir.0);
+        .arg(dir.path().join("games.sqlite"))
+        .current_dir(dir.path());
     let (_server, address) = start(serve, "listening on http://", "tengen serve");
-    play_in_chromium(&dir.0, address, Box::new(|_, _| {})).await;
+    play_in_chromium(dir.path(), address, Box::new(|_, _| {})).await;
     eprintln!(
         "browser test: {:.1} s in all",
         began.elapsed().as_secs_f64()
@@ -587,11 +577,7 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
 )]
 fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
     let began = Instant::now();
-    let dir = TempDir(
-        std::env::temp_dir().join(format!("tengen-browser-balanced-{}", std::process::id())),
-    );
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
+    let dir = TempDir::new("browser-balanced");
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports = common::free_ports::<2>();
@@ -624,7 +610,7 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
         .build()
         .unwrap()
         .block_on(play_in_chromium(
-            &dir.0,
+            dir.path(),
             format!("127.0.0.1:{front}"),
             between,
         ));

@@ -6,34 +6,16 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use common::pg::{self, Cluster};
+use common::temp::TempDir;
 use tengen::front::serve::pgstore::{PgSettings, PgStore};
 use tengen::front::serve::store::{
     Ending, NewMoves, SCHEMA_VERSION, SqliteStore, Store, StoreErrorKind, StoredGame,
 };
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("tengen-store-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn game(key: &str, moves: &[&str]) -> StoredGame {
     StoredGame {
@@ -188,8 +170,8 @@ fn leases(store: &dyn Store) {
 
 #[test]
 fn the_sqlite_store_keeps_games() {
-    let dir = TempDir::new("sqlite");
-    let store = SqliteStore::open(&dir.0.join("games.sqlite")).unwrap();
+    let dir = TempDir::new("store-sqlite");
+    let store = SqliteStore::open(&dir.path().join("games.sqlite")).unwrap();
     keeps_games(&store);
     leases(&store);
 }
@@ -289,8 +271,8 @@ fn a_lost_database_is_an_error_until_it_is_back_then_the_pool_reconnects() {
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn serve_migrate_copies_a_sqlite_store_into_postgres_once() {
-    let dir = TempDir::new("migrate");
-    let file = dir.0.join("games.sqlite");
+    let dir = TempDir::new("store-migrate");
+    let file = dir.path().join("games.sqlite");
     {
         let sqlite = SqliteStore::open(&file).unwrap();
         sqlite.create(&game("a", &["D4", "E5"])).unwrap();
