@@ -1,8 +1,9 @@
 //! `tengen serve`'s stores, the same checks on each: SQLite in a temporary file, and
 //! PostgreSQL in a cluster of the test's own (tests/common/pg.rs): moves, numbers taken,
-//! endings, undo, request ids, expiry; the PostgreSQL schema migrated once by three servers
-//! starting together; a store that loses its database and gets it back; and
-//! `tengen serve migrate`, which copies a SQLite store into PostgreSQL.
+//! endings, undo, request ids, expiry; two SQLite stores on one file writing at once; the
+//! PostgreSQL schema migrated once by three servers starting together; a store that loses its
+//! database and gets it back; and `tengen serve migrate`, which copies a SQLite store into
+//! PostgreSQL.
 
 mod common;
 
@@ -174,6 +175,34 @@ fn the_sqlite_store_keeps_games() {
     let store = SqliteStore::open(&dir.path().join("games.sqlite")).unwrap();
     keeps_games(&store);
     leases(&store);
+}
+
+#[test]
+fn two_sqlite_stores_on_one_file_change_games_at_once_without_a_busy_error() {
+    // Two servers sharing the file: each change reads the game first, then writes. A read
+    // transaction that the other connection commits past cannot take the write lock (WAL
+    // mode answers SQLITE_BUSY at once, unwaited), so each takes the lock as it begins.
+    let dir = TempDir::new("store-shared");
+    let path = dir.path().join("games.sqlite");
+    let stores = [0, 1].map(|_| SqliteStore::open(&path).unwrap());
+    std::thread::scope(|scope| {
+        for (n, store) in stores.iter().enumerate() {
+            let key = format!("s{n}");
+            store.create(&game(&key, &[])).unwrap();
+            scope.spawn(move || {
+                for number in 1..=200 {
+                    let moves = new_moves(number, &["pass"]);
+                    store
+                        .append(&key, moves, 100)
+                        .unwrap_or_else(|e| panic!("{key}, move {number}: {e}"));
+                }
+            });
+        }
+    });
+    for store in &stores {
+        assert_eq!(store.load("s0").unwrap().unwrap().moves.len(), 200);
+        assert_eq!(store.load("s1").unwrap().unwrap().moves.len(), 200);
+    }
 }
 
 fn settings() -> PgSettings {

@@ -473,12 +473,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Runs `writes` in one transaction, each in a savepoint (one that fails is rolled back
-/// alone), and commits: each write's result, or the error that lost them all.
+/// alone), and commits: each write's result, or the error that lost them all. The
+/// transaction takes the write lock as it begins (`BEGIN IMMEDIATE`): the writes read
+/// first, and a read transaction of WAL mode that another connection (a server sharing the
+/// file) writes past cannot become a write one; it would fail at once, `SQLITE_BUSY`,
+/// without waiting for the lock.
 fn commit_group(
     conn: &mut Connection,
     writes: Vec<Write>,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-    let mut tx = conn.transaction()?;
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut results = Vec::with_capacity(writes.len());
     for write in writes {
         let savepoint = tx.savepoint()?;
@@ -715,7 +719,8 @@ impl Store for SqliteStore {
 
     fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        // It reads before it deletes: the write lock first, as for every write.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let keys: Vec<String> = tx
             .prepare("SELECT key FROM games WHERE last_active < ?1")?
             .query_map([before as i64], |r| r.get(0))?
