@@ -1,8 +1,9 @@
 //! `tengen serve` over loopback: the real binary, a plain HTTP/1.1 client, and a store in a
 //! temporary directory per test. Full games at `easy` and `medium`, every error case, the
 //! resync path, the per-client limits (games and requests), undo, expiry, a restart after
-//! `kill -9`, a long search beside an easy game, requests sent twice (retries), and two
-//! servers sharing one PostgreSQL that goes away and comes back.
+//! `kill -9`, a long search beside an easy game, requests sent twice (retries), two servers
+//! sharing one SQLite file that play on from the store's game, not their older copies, and
+//! two servers sharing one PostgreSQL that goes away and comes back.
 
 mod common;
 
@@ -832,6 +833,79 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
     );
 }
 
+/// A point of the 9x9 board that none of `states` has played.
+fn unplayed(states: &[&Value]) -> String {
+    ["C3", "G7", "C7", "G3", "D4", "F6", "D6", "F4"]
+        .into_iter()
+        .find(|p| states.iter().all(|s| !moves(s).contains(&p.to_string())))
+        .unwrap()
+        .to_string()
+}
+
+/// Two servers on one store, each holding copies of the games: what one changes, the other
+/// plays on from, though its copy is older.
+fn copies_follow_the_store(one: &Server, two: &Server) {
+    let game = one.open(json!({"client": "v", "size": 9, "level": "easy", "color": "B"}));
+    let path = format!("/api/games/{}", key(&game));
+    let (status, played) = one.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{played}");
+
+    // An undo and a move in its place on the other server, then a move on the first, whose
+    // copy (of before the undo) has the store's number of moves: judged on the store's game.
+    let (status, first_copy) = one.post(
+        &format!("{path}/moves"),
+        json!({"move": unplayed(&[&played]), "number": 3}),
+    );
+    assert_eq!((status, moves(&first_copy).len()), (200, 4), "{first_copy}");
+    let (status, undone) = two.post(&format!("{path}/undo"), json!({"number": 5}));
+    assert_eq!((status, moves(&undone).len()), (200, 2), "{undone}");
+    let instead = unplayed(&[&first_copy]);
+    let (status, replayed) = two.post(
+        &format!("{path}/moves"),
+        json!({"move": instead, "number": 3}),
+    );
+    assert_eq!((status, moves(&replayed).len()), (200, 4), "{replayed}");
+    assert_eq!(moves(&replayed)[2], instead);
+    let next = unplayed(&[&first_copy, &replayed]);
+    let (status, answer) = one.post(&format!("{path}/moves"), json!({"move": next, "number": 5}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        moves(&answer)[..5],
+        [&moves(&replayed)[..], &[next]].concat()[..]
+    );
+
+    // A game over in one server's copy, undone and played on on the other: a move with the
+    // number the copy expects is judged on the store's game, not refused as over.
+    let ended = one.open(
+        json!({"client": "v", "size": 9, "level": "easy", "color": "B", "moves": ["pass", "pass"]}),
+    );
+    assert_eq!(ended["over"], true, "{ended}");
+    let path = format!("/api/games/{}", key(&ended));
+    let (status, undone) = two.post(&format!("{path}/undo"), json!({"number": 3}));
+    assert_eq!((status, &undone["number"]), (200, &json!(1)), "{undone}");
+    let (status, replayed) = two.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(
+        (status, &replayed["number"]),
+        (200, &json!(3)),
+        "{replayed}"
+    );
+    let next = unplayed(&[&replayed]);
+    let (status, answer) = one.post(&format!("{path}/moves"), json!({"move": next, "number": 3}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        moves(&answer)[..3],
+        [&moves(&replayed)[..], &[next]].concat()[..]
+    );
+}
+
+#[test]
+fn two_servers_on_one_sqlite_file_play_as_the_store_holds_the_game() {
+    let dir = TempDir::new("serve-shared-file");
+    let one = Server::start(dir.path(), &[]);
+    let two = Server::start(dir.path(), &[]);
+    copies_follow_the_store(&one, &two);
+}
+
 /// Every way of sending a request twice that a client retrying after a timeout meets.
 fn check_retries(first: &Server, again: &Server) {
     // A creation with a request id, sent again (to either server), is the same game.
@@ -937,6 +1011,7 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     // server loads the games the other made when first asked, and reloads a copy the other
     // changed since.
     check_retries(&one, &two);
+    copies_follow_the_store(&one, &two);
     let game = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}/moves", key_of(&game));
     let (_, on_two) = two.post(&path, json!({"move": "E5", "number": 1}));
@@ -1109,6 +1184,7 @@ fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_th
             last_active,
             request_id: None,
             undone_from: None,
+            version: 0,
         })
         .unwrap();
     let server = Server::start(dir.path(), &[]);

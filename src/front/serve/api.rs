@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
 use super::limit::RateLimit;
-use super::store::{NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
+use super::store::{Ending, NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
 use crate::engine::player::Answer;
 use crate::rules::board::Move;
 use crate::rules::sgf::{self, RecordInfo};
@@ -33,8 +33,10 @@ pub struct ApiError {
     body: serde_json::Map<String, Value>,
     /// Sent as `Retry-After` (whole seconds, rounded up).
     retry_after: Option<Duration>,
-    /// The game held here may be stale: the store refused a write because another request
-    /// had stored first, or a move was illegal in it.
+    /// The game held here may be stale, and the request is judged again on the store's
+    /// copy: the store refused a write because another request had stored first, or the
+    /// request was refused (a 409, an illegal move) on the copy held here, which another
+    /// server may have changed since in the store.
     stale: bool,
 }
 
@@ -85,11 +87,9 @@ impl ApiError {
             }
             StoreErrorKind::Taken => {
                 log::info!("store: {e}");
-                let mut error = ApiError::conflict(
+                ApiError::conflict(
                     "another request changed the game first: read its state and go on from there",
-                );
-                error.stale = true;
-                error
+                )
             }
         }
     }
@@ -106,8 +106,11 @@ impl ApiError {
         error
     }
 
+    /// A 409: the request does not fit the game's state (as held here: stale).
     fn conflict(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, message)
+        let mut error = ApiError::new(StatusCode::CONFLICT, message);
+        error.stale = true;
+        error
     }
 
     /// A 404 for a path that is no route.
@@ -598,16 +601,36 @@ impl Server {
         }
     }
 
-    /// Stores the moves from index `from` on (and the ending, if any) of `game`.
-    async fn store_moves(&self, game: &ServedGame, from: usize) -> Result<(), ApiError> {
-        let key = game.key.clone();
+    /// Stores the moves from index `from` on (and the ending, if any) of `game`, made on
+    /// its version; `game` takes the store's new version.
+    async fn store_moves(&self, game: &mut ServedGame, from: usize) -> Result<(), ApiError> {
+        let (key, version) = (game.key.clone(), game.version);
         let moves = NewMoves {
             first: from + 1,
             moves: game.move_texts(from),
             ending: game.ending.clone(),
         };
-        self.blocking_store(move |s| s.append(&key, moves, now()))
+        game.version = self
+            .blocking_store(move |s| s.append(&key, version, moves, now()))
+            .await?;
+        Ok(())
+    }
+
+    /// Stores `ending`, a resignation, as the end of `game`, which takes it and the store's
+    /// new version.
+    async fn store_resignation(
+        &self,
+        entry: &Entry,
+        game: &mut ServedGame,
+        ending: Ending,
+    ) -> Result<(), ApiError> {
+        let (key, version, stored) = (game.key.clone(), game.version, ending.clone());
+        game.version = self
+            .blocking_store(move |s| s.finish(&key, version, &stored, now()))
             .await
+            .map_err(|e| entry.gone_or(e))?;
+        game.ending = Some(ending);
+        Ok(())
     }
 
     /// The AI's move in `slot`'s game, stored; its text (`D4`, `pass`, `resign`).
@@ -639,13 +662,8 @@ impl Server {
         let before = game.clone();
         let text = match reply.answer {
             Answer::Resign => {
-                let ending = ServedGame::resignation(color);
-                let key = game.key.clone();
-                let stored = ending.clone();
-                self.blocking_store(move |s| s.finish(&key, &stored, now()))
-                    .await
-                    .map_err(|e| entry.gone_or(e))?;
-                game.ending = Some(ending);
+                self.store_resignation(entry, game, ServedGame::resignation(color))
+                    .await?;
                 "resign".to_string()
             }
             Answer::Move(mv) => {
@@ -937,14 +955,9 @@ async fn play_in(
     let size = game.game.size();
     let color = game.game.to_move();
     if request.mv.eq_ignore_ascii_case("resign") {
-        let ending = ServedGame::resignation(color);
-        let key = game.key.clone();
-        let stored = ending.clone();
         server
-            .blocking_store(move |s| s.finish(&key, &stored, now()))
-            .await
-            .map_err(|e| entry.gone_or(e))?;
-        game.ending = Some(ending);
+            .store_resignation(entry, game, ServedGame::resignation(color))
+            .await?;
         entry.publish(game);
         return Ok(state_json(game, None).into_response());
     }
@@ -1125,10 +1138,10 @@ async fn undo_in(server: &Server, entry: &Entry, slot: &mut Slot, number: u64) -
     else {
         return Err(ApiError::conflict("you have no move to take back"));
     };
-    let key = game.key.clone();
+    let (key, version) = (game.key.clone(), game.version);
     let from = game.next_number();
-    server
-        .blocking_store(move |s| s.truncate(&key, keep, from, now()))
+    game.version = server
+        .blocking_store(move |s| s.truncate(&key, version, keep, from, now()))
         .await
         .map_err(|e| entry.gone_or(e))?;
     while game.game.moves().len() > keep {
