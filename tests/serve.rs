@@ -2,8 +2,8 @@
 //! temporary directory per test. Full games at `easy` and `medium`, every error case, the
 //! resync path, the per-client limits (games and requests), undo, expiry, a restart after
 //! `kill -9`, a long search beside an easy game, requests sent twice (retries), two servers
-//! sharing one SQLite file that play on from the store's game, not their older copies, and
-//! two servers sharing one PostgreSQL that goes away and comes back.
+//! sharing one SQLite file whose copies of a game follow the store's, and two servers sharing
+//! one PostgreSQL that goes away and comes back.
 
 mod common;
 
@@ -843,12 +843,17 @@ fn unplayed(states: &[&Value]) -> String {
 }
 
 /// Two servers on one store, each holding copies of the games: what one changes, the other
-/// plays on from, though its copy is older.
+/// shows and plays on from, though its copy is older.
 fn copies_follow_the_store(one: &Server, two: &Server) {
+    // A move on one server, then a read of the game on the other, which held a copy from
+    // before the move: the store's state.
     let game = one.open(json!({"client": "v", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}", key(&game));
+    assert_eq!(two.get(&path), (200, game));
     let (status, played) = one.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
     assert_eq!(status, 200, "{played}");
+    let (status, read) = two.get(&path);
+    assert_eq!((status, moves(&read)), (200, moves(&played)), "{read}");
 
     // An undo and a move in its place on the other server, then a move on the first, whose
     // copy (of before the undo) has the store's number of moves: judged on the store's game.
@@ -899,7 +904,7 @@ fn copies_follow_the_store(one: &Server, two: &Server) {
 }
 
 #[test]
-fn two_servers_on_one_sqlite_file_play_as_the_store_holds_the_game() {
+fn two_servers_on_one_sqlite_file_answer_and_play_as_the_store_holds_the_game() {
     let dir = TempDir::new("serve-shared-file");
     let one = Server::start(dir.path(), &[]);
     let two = Server::start(dir.path(), &[]);

@@ -492,6 +492,33 @@ impl Server {
         }
     }
 
+    /// The game as the store holds it, for a read: the copy held here while it is at the
+    /// store's version (or while the store cannot say: the copy answers meanwhile), else the
+    /// store's, replayed, which replaces the copy unless a request is changing the game here
+    /// at this moment. The resync 404 when the store no longer has the game.
+    async fn current(&self, entry: &Entry) -> Result<Arc<ServedGame>, ApiError> {
+        let held = entry.view();
+        let key = entry.key.clone();
+        let version = match self.blocking_store(move |s| s.version(&key)).await {
+            Ok(version) => version,
+            Err(e) if e.status == StatusCode::SERVICE_UNAVAILABLE => return Ok(held),
+            Err(e) => return Err(e),
+        };
+        if version == Some(held.version) {
+            return Ok(held);
+        }
+        match entry.slot.try_lock() {
+            Ok(mut slot) => {
+                self.reload(entry, &mut slot).await?;
+                Ok(entry.view())
+            }
+            Err(_) => match self.load(&entry.key).await? {
+                Some(game) => Ok(Arc::new(game)),
+                None => Err(entry.gone_or(ApiError::unknown_game())),
+            },
+        }
+    }
+
     /// Reloads `slot`'s game when a request's `number` is not its next move's: a retry, a
     /// client that is wrong, or a copy held here older than the store's (another server
     /// moved since), which the answer must not show.
@@ -807,7 +834,7 @@ impl Server {
                 }
             }
         };
-        let game = entry.view();
+        let game = self.current(&entry).await?;
         if !game.has_settings_of(request) {
             return Err(ApiError::conflict(
                 "request_id: this client made another game with this request id",
@@ -823,13 +850,14 @@ impl Server {
 /// `GET /api/games/{key}`.
 pub async fn state(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
-    Ok(state_json(&entry.view(), None).into_response())
+    let game = server.current(&entry).await?;
+    Ok(state_json(&game, None).into_response())
 }
 
 /// `GET /api/games/{key}/sgf`.
 pub async fn sgf(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
-    let game = entry.view();
+    let game = server.current(&entry).await?;
     let ai = format!("tengen {} ({})", env!("CARGO_PKG_VERSION"), game.level);
     let (black, white) = match game.human {
         crate::rules::board::Color::Black => (game.client.as_str(), ai.as_str()),
@@ -1279,14 +1307,22 @@ pub async fn analysis(State(server): Shared, path: GameKey, RawQuery(query): Raw
     let entry = server.entry(&key_of(path)?).await?;
     let limits = analysis_limits(query.as_deref())?;
     let mut cached = entry.lock(&entry.analysis).await?;
+    // The store's copy is read before this analysis's stop flag is in place, so that
+    // taking it in here does not stop the analysis.
+    let stored = server.current(&entry).await?;
     let stop = Arc::new(AtomicBool::new(false));
     *entry
         .analysis_stop
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Arc::clone(&stop);
-    // The position is read after the stop flag is in place, so that a move made from now on
-    // stops this analysis.
-    let game = entry.view();
+    // The copy held is read again after the stop flag is in place: a move made here since
+    // is in it, and one made from now on stops this analysis.
+    let held = entry.view();
+    let game = if held.version > stored.version {
+        held
+    } else {
+        stored
+    };
     if let Some(last) = cached.as_ref()
         && last.limits == limits
         && last.moves == game.game.moves()
