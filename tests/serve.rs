@@ -650,9 +650,14 @@ struct Tally {
     unanswered: Option<(String, Unanswered)>,
 }
 
+/// The move number from which a client of the kill test sends its moves with a stale number
+/// only (refused, the game left as it is), so that no game ends before the kill however long
+/// a loaded machine takes to store the slow game's first move; before it, no game can end.
+const HOLD_FROM: u64 = 41;
+
 /// Plays Black in the game `key` (9x9, its state `state`) until a move goes unanswered: random
-/// sensible moves, then passes; before every third move, the same move with a stale number,
-/// which must be refused. Counts each answer in `accepted` as it comes.
+/// sensible moves; before every third move, and every move from [`HOLD_FROM`] on, the same move
+/// with a stale number, which must be refused. Counts each answer in `accepted` as it comes.
 fn play_until_cut_off(
     address: &str,
     state: Value,
@@ -674,13 +679,18 @@ fn play_until_cut_off(
     let mut number = state["number"].as_u64().unwrap();
     while tally.unanswered.is_none() {
         let choices = sensible_moves(&mirror, Color::Black);
-        let mv = if number > 60 || choices.is_empty() {
+        let mv = if choices.is_empty() {
             Move::Pass
         } else {
             Move::Play(choices[rng.random_range(0..choices.len())])
         };
         let vertex = mv.to_vertex(9);
-        let stale = tally.sent.is_multiple_of(3);
+        let holding = number >= HOLD_FROM;
+        if holding {
+            // Waiting for the kill, without filling the log.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let stale = holding || tally.sent.is_multiple_of(3);
         let sent_number = if stale { number + 2 } else { number };
         let body = json!({"move": vertex, "number": sent_number}).to_string();
         tally.sent += 1;
