@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// A `tengen serve` on a fixed port, killed when dropped.
+/// A `tengen serve` on a fixed port, killed when dropped. It logs at `warn`, and the API's
+/// `info` lines too (the AI's moves computed, the writes the store refused).
 pub struct Server {
     child: Child,
     /// What it wrote on stderr so far.
@@ -58,6 +59,7 @@ impl Server {
             ])
             .args(args)
             .env("PGPASSWORD", super::pg::PASSWORD)
+            .env("RUST_LOG", "warn,tengen::front::serve::api=info")
             .current_dir(std::env::temp_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
