@@ -161,6 +161,17 @@ return {
 };
 "##;
 
+/// Counts, from now on, the clicks on the page (`window.tengenClicks`, counted as the click
+/// reaches the document, before the board's own handler) and the requests it sends
+/// (`window.tengenFetches`: every request of the page's goes through `fetch`).
+const COUNT_CLICKS_AND_REQUESTS: &str = r##"
+window.tengenClicks = 0;
+window.tengenFetches = 0;
+document.addEventListener("click", () => { window.tengenClicks += 1; }, true);
+const fetch = window.fetch;
+window.fetch = (...args) => { window.tengenFetches += 1; return fetch(...args); };
+"##;
+
 /// What the page shows.
 struct Page {
     /// The stones drawn, rows top first (`.`, `X`, `O`).
@@ -533,13 +544,32 @@ async fn play(
             assert_eq!(page.crosses, dead.len(), "one cross per dead stone");
             assert!(page.pass_disabled, "Pass is off once the game is over");
             check_analysis(&client, &address, &key, mirror.moves().len() + 1).await;
-            // A click on the board after the end changes nothing.
-            if let Some(p) = sensible_moves(&mirror, Color::Black).first() {
-                click_point(&client, &p.to_vertex(SIZE)).await;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                let after = get(&address, &format!("/api/games/{key}"));
-                assert_eq!(after["moves"], state["moves"]);
-            }
+            // A click on an empty point after the end (there is always one: a full board
+            // has no legal last stone) changes nothing: the page sends no request (it would
+            // call fetch in the click's own handler, which has run by the time the script
+            // after the click runs), and the game is as it was.
+            let empty = mirror
+                .board()
+                .points()
+                .find(|&p| mirror.board().color_at(p).is_none())
+                .expect("an empty point");
+            client
+                .execute(COUNT_CLICKS_AND_REQUESTS, vec![])
+                .await
+                .expect("count the page's clicks and requests");
+            click_point(&client, &empty.to_vertex(SIZE)).await;
+            let counted = client
+                .execute(
+                    "return [window.tengenClicks, window.tengenFetches];",
+                    vec![],
+                )
+                .await
+                .expect("read the counts");
+            assert_eq!(counted, json!([1, 0]), "[clicks, requests] after the end");
+            let page = read_page(&client).await;
+            assert_eq!(page.status, format!("Game over: {result}"));
+            let after = get(&address, &format!("/api/games/{key}"));
+            assert_eq!(after["moves"], state["moves"]);
             return (clicks, result.to_string(), dead.len());
         }
         assert!(
@@ -587,22 +617,31 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
         .collect();
     let front = common::free_port();
     let haproxy = std::sync::Arc::new(common::balancer::Haproxy::start(front, &ports));
-    // At move 15 the server that the game's key hashes to is killed with `kill -9` and
-    // started again: the page's next requests go to a server without the game, which loads
-    // it from the database.
+    // At move 15 the server that the game's key hashes to is killed with `kill -9`: the
+    // page's next requests go to the other server, which loads the game from the database.
+    // The killed one is started again once the other has answered one.
     let log = std::sync::Arc::clone(&haproxy);
-    let mut killed = false;
+    let game_key = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let played_key = std::sync::Arc::clone(&game_key);
+    let (mut killed, mut restarted) = (None, false);
     let between: BetweenMoves = Box::new(move |number, key| {
-        if number < 15 || killed {
-            return;
+        *played_key.lock().unwrap() = key.to_string();
+        let game = format!("/api/games/{key}");
+        let answered = |n: usize| log.served(&format!("tengen{n}"), &game) > 0;
+        match killed {
+            None if number >= 15 => {
+                let held = (0..servers.len())
+                    .find(|&n| answered(n))
+                    .expect("a server answered the game's requests");
+                servers[held].kill();
+                killed = Some(held);
+            }
+            Some(held) if !restarted && (0..servers.len()).any(|n| n != held && answered(n)) => {
+                servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
+                restarted = true;
+            }
+            _ => {}
         }
-        killed = true;
-        let held = (0..servers.len())
-            .find(|&n| log.served(&format!("tengen{n}"), key) > 0)
-            .expect("a server answered the game's requests");
-        servers[held].kill();
-        std::thread::sleep(Duration::from_millis(300));
-        servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
     });
     // The database's client blocks: the browser's runs in a runtime of its own.
     tokio::runtime::Builder::new_current_thread()
@@ -614,11 +653,13 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
             format!("127.0.0.1:{front}"),
             between,
         ));
-    // The page's requests went through HAProxy to both servers.
+    // The game's requests went through HAProxy to both servers: the one killed before,
+    // the other after.
+    let game = format!("/api/games/{}", game_key.lock().unwrap());
     for n in 0..ports.len() {
         assert!(
-            haproxy.served(&format!("tengen{n}"), "HTTP/1.1") > 0,
-            "server {n} answered nothing"
+            haproxy.served(&format!("tengen{n}"), &game) > 0,
+            "server {n} answered none of {game}'s requests"
         );
     }
     eprintln!(
