@@ -21,11 +21,12 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use common::temp::TempDir;
 use fantoccini::{Client, ClientBuilder, Locator};
 use serde_json::{Value, json};
 use tengen::engine::player::sensible_moves;
@@ -39,15 +40,6 @@ const LAST_PLAYED_MOVE: usize = 40;
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
 /// Coordinate letters, as the page draws them (no I).
 const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A child process in its own process group; the whole group is killed when dropped, so that
 /// a failed test leaves no chromium behind chromedriver.
@@ -167,6 +159,17 @@ return {
   owned: [...document.querySelectorAll("#board rect.own")].map((r) => ({
     x: +r.getAttribute("x") + 0.25, y: +r.getAttribute("y") + 0.25, fill: r.getAttribute("fill") })),
 };
+"##;
+
+/// Counts, from now on, the clicks on the page (`window.tengenClicks`, counted as the click
+/// reaches the document, before the board's own handler) and the requests it sends
+/// (`window.tengenFetches`: every request of the page's goes through `fetch`).
+const COUNT_CLICKS_AND_REQUESTS: &str = r##"
+window.tengenClicks = 0;
+window.tengenFetches = 0;
+document.addEventListener("click", () => { window.tengenClicks += 1; }, true);
+const fetch = window.fetch;
+window.fetch = (...args) => { window.tengenFetches += 1; return fetch(...args); };
 "##;
 
 /// What the page shows.
@@ -541,13 +544,32 @@ async fn play(
             assert_eq!(page.crosses, dead.len(), "one cross per dead stone");
             assert!(page.pass_disabled, "Pass is off once the game is over");
             check_analysis(&client, &address, &key, mirror.moves().len() + 1).await;
-            // A click on the board after the end changes nothing.
-            if let Some(p) = sensible_moves(&mirror, Color::Black).first() {
-                click_point(&client, &p.to_vertex(SIZE)).await;
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                let after = get(&address, &format!("/api/games/{key}"));
-                assert_eq!(after["moves"], state["moves"]);
-            }
+            // A click on an empty point after the end (there is always one: a full board
+            // has no legal last stone) changes nothing: the page sends no request (it would
+            // call fetch in the click's own handler, which has run by the time the script
+            // after the click runs), and the game is as it was.
+            let empty = mirror
+                .board()
+                .points()
+                .find(|&p| mirror.board().color_at(p).is_none())
+                .expect("an empty point");
+            client
+                .execute(COUNT_CLICKS_AND_REQUESTS, vec![])
+                .await
+                .expect("count the page's clicks and requests");
+            click_point(&client, &empty.to_vertex(SIZE)).await;
+            let counted = client
+                .execute(
+                    "return [window.tengenClicks, window.tengenFetches];",
+                    vec![],
+                )
+                .await
+                .expect("read the counts");
+            assert_eq!(counted, json!([1, 0]), "[clicks, requests] after the end");
+            let page = read_page(&client).await;
+            assert_eq!(page.status, format!("Game over: {result}"));
+            let after = get(&address, &format!("/api/games/{key}"));
+            assert_eq!(after["moves"], state["moves"]);
             return (clicks, result.to_string(), dead.len());
         }
         assert!(
@@ -564,16 +586,14 @@ async fn play(
 )]
 async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
     let began = Instant::now();
-    let dir = TempDir(std::env::temp_dir().join(format!("tengen-browser-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
+    let dir = TempDir::new("browser");
     let mut serve = Command::new(env!("CARGO_BIN_EXE_tengen"));
     serve
         .args(["serve", "--bind", "127.0.0.1:0", "--store"])
-        .arg(dir.0.join("games.sqlite"))
-        .current_dir(&dir.0);
+        .arg(dir.path().join("games.sqlite"))
+        .current_dir(dir.path());
     let (_server, address) = start(serve, "listening on http://", "tengen serve");
-    play_in_chromium(&dir.0, address, Box::new(|_, _| {})).await;
+    play_in_chromium(dir.path(), address, Box::new(|_, _| {})).await;
     eprintln!(
         "browser test: {:.1} s in all",
         began.elapsed().as_secs_f64()
@@ -587,11 +607,7 @@ async fn a_9x9_game_against_easy_played_by_clicking_in_chromium() {
 )]
 fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
     let began = Instant::now();
-    let dir = TempDir(
-        std::env::temp_dir().join(format!("tengen-browser-balanced-{}", std::process::id())),
-    );
-    let _ = std::fs::remove_dir_all(&dir.0);
-    std::fs::create_dir_all(&dir.0).unwrap();
+    let dir = TempDir::new("browser-balanced");
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports = common::free_ports::<2>();
@@ -601,22 +617,31 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
         .collect();
     let front = common::free_port();
     let haproxy = std::sync::Arc::new(common::balancer::Haproxy::start(front, &ports));
-    // At move 15 the server that the game's key hashes to is killed with `kill -9` and
-    // started again: the page's next requests go to a server without the game, which loads
-    // it from the database.
+    // At move 15 the server that the game's key hashes to is killed with `kill -9`: the
+    // page's next requests go to the other server, which loads the game from the database.
+    // The killed one is started again once the other has answered one.
     let log = std::sync::Arc::clone(&haproxy);
-    let mut killed = false;
+    let game_key = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let played_key = std::sync::Arc::clone(&game_key);
+    let (mut killed, mut restarted) = (None, false);
     let between: BetweenMoves = Box::new(move |number, key| {
-        if number < 15 || killed {
-            return;
+        *played_key.lock().unwrap() = key.to_string();
+        let game = format!("/api/games/{key}");
+        let answered = |n: usize| log.served(&format!("tengen{n}"), &game) > 0;
+        match killed {
+            None if number >= 15 => {
+                let held = (0..servers.len())
+                    .find(|&n| answered(n))
+                    .expect("a server answered the game's requests");
+                servers[held].kill();
+                killed = Some(held);
+            }
+            Some(held) if !restarted && (0..servers.len()).any(|n| n != held && answered(n)) => {
+                servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
+                restarted = true;
+            }
+            _ => {}
         }
-        killed = true;
-        let held = (0..servers.len())
-            .find(|&n| log.served(&format!("tengen{n}"), key) > 0)
-            .expect("a server answered the game's requests");
-        servers[held].kill();
-        std::thread::sleep(Duration::from_millis(300));
-        servers[held] = common::balancer::Server::start(ports[held], &url, &[]);
     });
     // The database's client blocks: the browser's runs in a runtime of its own.
     tokio::runtime::Builder::new_current_thread()
@@ -624,15 +649,17 @@ fn the_game_played_in_chromium_through_haproxy_in_front_of_two_servers() {
         .build()
         .unwrap()
         .block_on(play_in_chromium(
-            &dir.0,
+            dir.path(),
             format!("127.0.0.1:{front}"),
             between,
         ));
-    // The page's requests went through HAProxy to both servers.
+    // The game's requests went through HAProxy to both servers: the one killed before,
+    // the other after.
+    let game = format!("/api/games/{}", game_key.lock().unwrap());
     for n in 0..ports.len() {
         assert!(
-            haproxy.served(&format!("tengen{n}"), "HTTP/1.1") > 0,
-            "server {n} answered nothing"
+            haproxy.served(&format!("tengen{n}"), &game) > 0,
+            "server {n} answered none of {game}'s requests"
         );
     }
     eprintln!(

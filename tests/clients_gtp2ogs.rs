@@ -13,34 +13,6 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Where gtp2ogs and its packages are: `TENGEN_GTP2OGS_DIR`, else fetched (the test runs
-/// only with one of the two variables set).
-fn gtp2ogs_dir(clients: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("TENGEN_GTP2OGS_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    assert_eq!(
-        std::env::var("TENGEN_CLIENT_TESTS").as_deref(),
-        Ok("1"),
-        "neither TENGEN_GTP2OGS_DIR nor TENGEN_CLIENT_TESTS=1 is set"
-    );
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gtp2ogs");
-    // fetch.sh installs the packages last: with them, the fetch was whole.
-    if !dir.join("node_modules/typescript").is_dir() {
-        let _ = std::fs::remove_dir_all(&dir);
-        let fetched = Command::new("sh")
-            .arg(clients.join("fetch.sh"))
-            .arg(&dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            fetched,
-            "fetch.sh could not get gtp2ogs (TENGEN_CLIENT_TESTS=1)"
-        );
-    }
-    dir
-}
-
 /// The levels the game is played at: the plain search with and without `ogs_chat`, and the
 /// search with the test net, with it.
 fn engines_toml() -> PathBuf {
@@ -64,7 +36,7 @@ fn engines_toml() -> PathBuf {
 )]
 fn gtp2ogs_shows_tengens_variations_and_chats_to_observers() {
     let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/gtp2ogs");
-    let dir = gtp2ogs_dir(&clients);
+    let dir = common::clients::checkout("TENGEN_GTP2OGS_DIR", "gtp2ogs", &clients.join("fetch.sh"));
     let config = engines_toml();
     // Level, whether its variations carry the lead, whether it chats.
     for (level, score, chat) in [("quiet", "0", "0"), ("chatty", "0", "1"), ("net", "1", "1")] {

@@ -7,34 +7,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
-
-/// Where the KaTrain packages are: `TENGEN_KATRAIN_DIR`, else fetched (the test runs only
-/// with one of the two variables set).
-fn katrain_dir(clients: &Path) -> PathBuf {
-    if let Some(dir) = std::env::var_os("TENGEN_KATRAIN_DIR").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    assert_eq!(
-        std::env::var("TENGEN_CLIENT_TESTS").as_deref(),
-        Ok("1"),
-        "neither TENGEN_KATRAIN_DIR nor TENGEN_CLIENT_TESTS=1 is set"
-    );
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("katrain");
-    if !dir.join("katrain/core/engine.py").is_file() {
-        let fetched = Command::new("sh")
-            .arg(clients.join("fetch.sh"))
-            .arg(&dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            fetched,
-            "fetch.sh could not get KaTrain (TENGEN_CLIENT_TESTS=1)"
-        );
-    }
-    dir
-}
 
 #[test]
 #[cfg_attr(
@@ -43,7 +17,7 @@ fn katrain_dir(clients: &Path) -> PathBuf {
 )]
 fn katrains_engine_class_drives_tengen_analysis() {
     let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/katrain");
-    let dir = katrain_dir(&clients);
+    let dir = common::clients::checkout("TENGEN_KATRAIN_DIR", "katrain", &clients.join("fetch.sh"));
     let output = Command::new("python3")
         .arg(clients.join("drive.py"))
         .arg(common::tengen_path())

@@ -354,19 +354,30 @@ fn reports_to_a_reader_that_closed_the_pipe_end_cleanly() {
         &["man"],
         &["book", "show"],
     ] {
-        let mut child = Command::new(common::tengen_path())
-            .args(args)
-            .current_dir(home.root.join("work"))
-            .env("HOME", &home.root)
-            .env("XDG_CONFIG_HOME", home.config_dir())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // The reader goes away before tengen writes, as `tengen config | head -0` would.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        let run = |stdout: Stdio| {
+            Command::new(common::tengen_path())
+                .args(args)
+                .current_dir(home.root.join("work"))
+                .env("HOME", &home.root)
+                .env("XDG_CONFIG_HOME", home.config_dir())
+                .stdin(Stdio::null())
+                .stdout(stdout)
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap()
+        };
+        // It has something to write...
+        let read = run(Stdio::piped());
+        assert!(
+            read.status.success() && !read.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&read.stderr)
+        );
+        // ... into a pipe whose reader is gone before tengen starts, as `tengen config |
+        // head -0` may leave it: its first write meets the broken pipe, whatever its speed.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = run(Stdio::from(writer));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");

@@ -1,42 +1,26 @@
 //! `tengen serve` over loopback: the real binary, a plain HTTP/1.1 client, and a store in a
 //! temporary directory per test. Full games at `easy` and `medium`, every error case, the
 //! resync path, the per-client limits (games and requests), undo, expiry, a restart after
-//! `kill -9`, a long search beside an easy game, requests sent twice (retries), and two
-//! servers sharing one PostgreSQL that goes away and comes back.
+//! `kill -9`, a long search beside an easy game, requests sent twice (retries), two servers
+//! sharing one SQLite file whose copies of a game follow the store's, and two servers sharing
+//! one PostgreSQL that goes away and comes back.
 
 mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use common::temp::TempDir;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
 use tengen::engine::player::sensible_moves;
 use tengen::rules::board::{Color, Move};
 use tengen::rules::game::{Game, Rules};
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("tengen-serve-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// A running `tengen serve`, killed when dropped.
 struct Server {
@@ -316,16 +300,16 @@ fn play_a_game(server: &Server, level: &str, seed: u64) -> Value {
 
 #[test]
 fn a_full_game_at_easy_and_at_medium_ends_with_a_result() {
-    let dir = TempDir::new("full");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-full");
+    let server = Server::start(dir.path(), &[]);
     play_a_game(&server, "easy", 1);
     play_a_game(&server, "medium", 2);
 }
 
 #[test]
 fn the_ai_moves_first_when_asked_and_handicap_gives_white_the_first_move() {
-    let dir = TempDir::new("first");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-first");
+    let server = Server::start(dir.path(), &[]);
     // The client plays White: it asks for move 1.
     let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "W"}));
     let key = key(&state);
@@ -364,8 +348,8 @@ fn key_of(state: &Value) -> String {
 
 #[test]
 fn every_bad_request_gets_a_json_error_naming_its_field() {
-    let dir = TempDir::new("errors");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-errors");
+    let server = Server::start(dir.path(), &[]);
     let good = json!({"client": "t", "size": 9, "level": "easy", "color": "B"});
     let with = |field: &str, value: Value| {
         let mut body = good.clone();
@@ -500,8 +484,8 @@ fn every_bad_request_gets_a_json_error_naming_its_field() {
 
 #[test]
 fn a_lost_game_is_resent_with_its_moves_and_goes_on() {
-    let dir = TempDir::new("resync");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-resync");
+    let server = Server::start(dir.path(), &[]);
     let state =
         server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B", "komi": 6.5}));
     let key = key(&state);
@@ -538,8 +522,8 @@ fn a_lost_game_is_resent_with_its_moves_and_goes_on() {
 
 #[test]
 fn a_client_holds_at_most_eight_unfinished_games() {
-    let dir = TempDir::new("limit");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-limit");
+    let server = Server::start(dir.path(), &[]);
     let body = json!({"client": "alice", "size": 9, "level": "easy", "color": "B"});
     let keys: Vec<String> = (0..8).map(|_| key(&server.open(body.clone()))).collect();
     let (status, answer) = server.post("/api/games", body.clone());
@@ -567,9 +551,9 @@ const TRIES: u32 = 10;
 
 #[test]
 fn a_client_over_its_request_rate_is_told_to_wait() {
-    let dir = TempDir::new("rate");
+    let dir = TempDir::new("serve-rate");
     // One request a second: a burst of 2, then one a second.
-    let server = Server::start(&dir.0, &["--requests-per-client", "1"]);
+    let server = Server::start(dir.path(), &["--requests-per-client", "1"]);
     let started = Instant::now();
     let state = server.open(json!({"client": "carol", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}", key(&state));
@@ -622,8 +606,8 @@ fn a_client_over_its_request_rate_is_told_to_wait() {
 
 #[test]
 fn undo_takes_back_the_clients_move_and_the_reply() {
-    let dir = TempDir::new("undo");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-undo");
+    let server = Server::start(dir.path(), &[]);
     let state = server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"}));
     let key = key(&state);
     let (_, first) = server.post(
@@ -666,9 +650,14 @@ struct Tally {
     unanswered: Option<(String, Unanswered)>,
 }
 
+/// The move number from which a client of the kill test sends its moves with a stale number
+/// only (refused, the game left as it is), so that no game ends before the kill however long
+/// a loaded machine takes to store the slow game's first move; before it, no game can end.
+const HOLD_FROM: u64 = 41;
+
 /// Plays Black in the game `key` (9x9, its state `state`) until a move goes unanswered: random
-/// sensible moves, then passes; before every third move, the same move with a stale number,
-/// which must be refused. Counts each answer in `accepted` as it comes.
+/// sensible moves; before every third move, and every move from [`HOLD_FROM`] on, the same move
+/// with a stale number, which must be refused. Counts each answer in `accepted` as it comes.
 fn play_until_cut_off(
     address: &str,
     state: Value,
@@ -690,13 +679,18 @@ fn play_until_cut_off(
     let mut number = state["number"].as_u64().unwrap();
     while tally.unanswered.is_none() {
         let choices = sensible_moves(&mirror, Color::Black);
-        let mv = if number > 60 || choices.is_empty() {
+        let mv = if choices.is_empty() {
             Move::Pass
         } else {
             Move::Play(choices[rng.random_range(0..choices.len())])
         };
         let vertex = mv.to_vertex(9);
-        let stale = tally.sent.is_multiple_of(3);
+        let holding = number >= HOLD_FROM;
+        if holding {
+            // Waiting for the kill, without filling the log.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let stale = holding || tally.sent.is_multiple_of(3);
         let sent_number = if stale { number + 2 } else { number };
         let body = json!({"move": vertex, "number": sent_number}).to_string();
         tally.sent += 1;
@@ -734,11 +728,11 @@ fn play_until_cut_off(
 #[test]
 fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    let dir = TempDir::new("restart");
+    let dir = TempDir::new("serve-restart");
     // The slow level thinks for a minute on one thread: a move sent in its game is still
     // unanswered when the kill comes.
     std::fs::write(
-        dir.0.join("slow.toml"),
+        dir.path().join("slow.toml"),
         "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\nthreads = 1\nbook = false\n",
     )
     .unwrap();
@@ -750,7 +744,7 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
         "--move-time",
         "60",
     ];
-    let server = Server::start(&dir.0, &args);
+    let server = Server::start(dir.path(), &args);
     // Three clients play easy games as fast as they are answered; a fourth plays the slow one.
     // Moves accepted in each game.
     let accepted: [AtomicUsize; 4] = Default::default();
@@ -793,7 +787,7 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
             .collect::<Vec<Tally>>()
     });
     eprintln!("{tallies:#?}");
-    let server = Server::start(&dir.0, &args);
+    let server = Server::start(dir.path(), &args);
     for tally in &tallies {
         let (status, read) = server.get(&format!("/api/games/{}", tally.key));
         assert_eq!(status, 200, "{read}");
@@ -847,6 +841,84 @@ fn after_kill_9_and_a_restart_every_acknowledged_move_is_there() {
         moves(&server.get(&format!("/api/games/{slow_key}")).1),
         [vertex.as_str()]
     );
+}
+
+/// A point of the 9x9 board that none of `states` has played.
+fn unplayed(states: &[&Value]) -> String {
+    ["C3", "G7", "C7", "G3", "D4", "F6", "D6", "F4"]
+        .into_iter()
+        .find(|p| states.iter().all(|s| !moves(s).contains(&p.to_string())))
+        .unwrap()
+        .to_string()
+}
+
+/// Two servers on one store, each holding copies of the games: what one changes, the other
+/// shows and plays on from, though its copy is older.
+fn copies_follow_the_store(one: &Server, two: &Server) {
+    // A move on one server, then a read of the game on the other, which held a copy from
+    // before the move: the store's state.
+    let game = one.open(json!({"client": "v", "size": 9, "level": "easy", "color": "B"}));
+    let path = format!("/api/games/{}", key(&game));
+    assert_eq!(two.get(&path), (200, game));
+    let (status, played) = one.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(status, 200, "{played}");
+    let (status, read) = two.get(&path);
+    assert_eq!((status, moves(&read)), (200, moves(&played)), "{read}");
+
+    // An undo and a move in its place on the other server, then a move on the first, whose
+    // copy (of before the undo) has the store's number of moves: judged on the store's game.
+    let (status, first_copy) = one.post(
+        &format!("{path}/moves"),
+        json!({"move": unplayed(&[&played]), "number": 3}),
+    );
+    assert_eq!((status, moves(&first_copy).len()), (200, 4), "{first_copy}");
+    let (status, undone) = two.post(&format!("{path}/undo"), json!({"number": 5}));
+    assert_eq!((status, moves(&undone).len()), (200, 2), "{undone}");
+    let instead = unplayed(&[&first_copy]);
+    let (status, replayed) = two.post(
+        &format!("{path}/moves"),
+        json!({"move": instead, "number": 3}),
+    );
+    assert_eq!((status, moves(&replayed).len()), (200, 4), "{replayed}");
+    assert_eq!(moves(&replayed)[2], instead);
+    let next = unplayed(&[&first_copy, &replayed]);
+    let (status, answer) = one.post(&format!("{path}/moves"), json!({"move": next, "number": 5}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        moves(&answer)[..5],
+        [&moves(&replayed)[..], &[next]].concat()[..]
+    );
+
+    // A game over in one server's copy, undone and played on on the other: a move with the
+    // number the copy expects is judged on the store's game, not refused as over.
+    let ended = one.open(
+        json!({"client": "v", "size": 9, "level": "easy", "color": "B", "moves": ["pass", "pass"]}),
+    );
+    assert_eq!(ended["over"], true, "{ended}");
+    let path = format!("/api/games/{}", key(&ended));
+    let (status, undone) = two.post(&format!("{path}/undo"), json!({"number": 3}));
+    assert_eq!((status, &undone["number"]), (200, &json!(1)), "{undone}");
+    let (status, replayed) = two.post(&format!("{path}/moves"), json!({"move": "E5", "number": 1}));
+    assert_eq!(
+        (status, &replayed["number"]),
+        (200, &json!(3)),
+        "{replayed}"
+    );
+    let next = unplayed(&[&replayed]);
+    let (status, answer) = one.post(&format!("{path}/moves"), json!({"move": next, "number": 3}));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        moves(&answer)[..3],
+        [&moves(&replayed)[..], &[next]].concat()[..]
+    );
+}
+
+#[test]
+fn two_servers_on_one_sqlite_file_answer_and_play_as_the_store_holds_the_game() {
+    let dir = TempDir::new("serve-shared-file");
+    let one = Server::start(dir.path(), &[]);
+    let two = Server::start(dir.path(), &[]);
+    copies_follow_the_store(&one, &two);
 }
 
 /// Every way of sending a request twice that a client retrying after a timeout meets.
@@ -934,8 +1006,8 @@ fn check_retries(first: &Server, again: &Server) {
 
 #[test]
 fn requests_sent_twice_answer_the_same_and_change_nothing_more() {
-    let dir = TempDir::new("retries");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-retries");
+    let server = Server::start(dir.path(), &[]);
     check_retries(&server, &server);
 }
 
@@ -945,15 +1017,16 @@ fn requests_sent_twice_answer_the_same_and_change_nothing_more() {
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
-    let dir = TempDir::new("postgres");
+    let dir = TempDir::new("serve-postgres");
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
-    let one = Server::start_at(&dir.0, url.as_ref(), &[]);
-    let two = Server::start_at(&dir.0, url.as_ref(), &["--store-timeout", "2s"]);
+    let one = Server::start_at(dir.path(), url.as_ref(), &[]);
+    let two = Server::start_at(dir.path(), url.as_ref(), &["--store-timeout", "2s"]);
     // Requests resent to the other server (as a balancer's retry does) are safe too; each
     // server loads the games the other made when first asked, and reloads a copy the other
     // changed since.
     check_retries(&one, &two);
+    copies_follow_the_store(&one, &two);
     let game = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}/moves", key_of(&game));
     let (_, on_two) = two.post(&path, json!({"move": "E5", "number": 1}));
@@ -1060,12 +1133,12 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn a_move_sent_to_two_servers_at_once_gets_one_ai_reply_computed_once() {
-    let dir = TempDir::new("lease");
+    let dir = TempDir::new("serve-lease");
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let servers = [
-        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
-        Server::start_at(&dir.0, url.as_ref(), &["--move-time", "2"]),
+        Server::start_at(dir.path(), url.as_ref(), &["--move-time", "2"]),
+        Server::start_at(dir.path(), url.as_ref(), &["--move-time", "2"]),
     ];
     let game = servers[0].open(json!({"client": "p", "size": 9, "level": "mcts", "color": "B"}));
     let path = format!("/api/games/{}/moves", key_of(&game));
@@ -1104,14 +1177,14 @@ fn game_body() -> String {
 #[test]
 fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_then() {
     use tengen::front::serve::store::{SqliteStore, Store, StoredGame};
-    let dir = TempDir::new("unanswered");
+    let dir = TempDir::new("serve-unanswered");
     // The store as a server leaves it when it dies after storing the client's move and
     // before the AI's reply.
     let last_active = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs();
-    SqliteStore::open(&dir.0.join("games.sqlite"))
+    SqliteStore::open(&dir.path().join("games.sqlite"))
         .unwrap()
         .create(&StoredGame {
             key: "0a1b2c".to_string(),
@@ -1126,9 +1199,10 @@ fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_th
             last_active,
             request_id: None,
             undone_from: None,
+            version: 0,
         })
         .unwrap();
-    let server = Server::start(&dir.0, &[]);
+    let server = Server::start(dir.path(), &[]);
     let path = "/api/games/0a1b2c/moves";
     let (status, answered) = server.post(path, json!({"move": "E5", "number": 1}));
     assert_eq!(status, 200, "{answered}");
@@ -1144,8 +1218,8 @@ fn a_move_resent_after_the_server_stopped_before_replying_gets_the_reply_made_th
 
 #[test]
 fn idle_games_expire() {
-    let dir = TempDir::new("expiry");
-    let server = Server::start(&dir.0, &["--idle-timeout", "3s"]);
+    let dir = TempDir::new("serve-expiry");
+    let server = Server::start(dir.path(), &["--idle-timeout", "3s"]);
     let idle = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
     let busy = key(&server.open(json!({"client": "t", "size": 9, "level": "easy", "color": "B"})));
     // The busy game is read every 300 ms until the sweeper has expired a game (a loose
@@ -1166,21 +1240,21 @@ fn idle_games_expire() {
     assert_eq!(answer["resync"], true);
     // A restart does not bring it back.
     drop(server);
-    let server = Server::start(&dir.0, &["--idle-timeout", "3s"]);
+    let server = Server::start(dir.path(), &["--idle-timeout", "3s"]);
     assert_eq!(server.get(&format!("/api/games/{idle}")).0, 404);
 }
 
 #[test]
 fn a_long_search_does_not_hold_up_an_easy_game() {
-    let dir = TempDir::new("workers");
+    let dir = TempDir::new("serve-workers");
     // Without the book, which would answer the first move on 19x19 at once.
     std::fs::write(
-        dir.0.join("slow.toml"),
+        dir.path().join("slow.toml"),
         "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\nbook = false\n",
     )
     .unwrap();
     let server = Server::start(
-        &dir.0,
+        dir.path(),
         &[
             "--config",
             "slow.toml",
@@ -1219,8 +1293,8 @@ fn a_long_search_does_not_hold_up_an_easy_game() {
 
 #[test]
 fn the_page_and_the_levels_are_served() {
-    let dir = TempDir::new("page");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-page");
+    let server = Server::start(dir.path(), &[]);
     let (status, head, page) = server.request("GET", "/", None);
     assert_eq!(status, 200);
     assert!(head.contains("text/html"));
@@ -1296,8 +1370,8 @@ fn check_analysis(analysis: &Value, key: &str, number: u64, to_move: &str) -> Ve
 
 #[test]
 fn the_analysis_gives_the_win_rate_the_ownership_and_the_best_moves() {
-    let dir = TempDir::new("analysis");
-    let server = Server::start(&dir.0, &[]);
+    let dir = TempDir::new("serve-analysis");
+    let server = Server::start(dir.path(), &[]);
     // An opening at easy, which cannot analyse: the mcts level analyses for it.
     let state = server.open(
         json!({"client": "t", "size": 9, "level": "easy", "color": "B", "moves": ["E5", "C3", "D5"]}),

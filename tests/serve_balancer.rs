@@ -1,15 +1,20 @@
 //! Three `tengen serve` sharing one PostgreSQL behind HAProxy, all on loopback: HAProxy runs
-//! deploy/haproxy.cfg with the test's addresses put in, whole 9x9 games at `easy` are played
-//! through it by clients that resend a request as a real client does (no answer, 502, 503,
-//! 504), one server is killed with `kill -9` mid-game and started again, and every game must
-//! end with every move the clients were told of stored exactly once, in order. And two
-//! servers on one PostgreSQL hold a client to one request rate between them.
+//! deploy/haproxy.cfg with the test's addresses put in, and clients that resend a request as a
+//! real client does (no answer, 502, 503, 504) play 9x9 games through it: six whole games at
+//! `easy`, and one at a level whose every reply takes `--move-time`. The server searching
+//! that game's first reply is killed with `kill -9` and started again: the move it was
+//! answering is resent (by HAProxy, or the client) to another server, which finds the move
+//! stored and answers it with a reply of its own (the dead server's lease on the reply run
+//! out). Every game must end with every move the clients were told of stored exactly once,
+//! in order. And two servers on one PostgreSQL hold a client to one request rate between
+//! them, and a server with an older copy of a game answers as the store says.
 
 mod common;
 
 use std::time::{Duration, Instant};
 
 use common::balancer::{Haproxy, Resent, Server, call, try_request};
+use common::temp::TempDir;
 use common::{free_port, free_ports};
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
@@ -25,15 +30,29 @@ fn vertex(mv: Move) -> String {
     }
 }
 
-/// Plays a whole 9x9 game at `easy` as Black through the balancer (random sensible moves,
-/// passes after move 60, a short pause between moves), checking each answer against the
-/// client's record; its key and the moves it was told of.
-fn play(port: u16, seed: u64, resent: &mut Resent) -> (String, Vec<String>) {
-    let create = json!({"client": format!("c{seed}"), "size": 9, "level": "easy", "color": "B",
+/// A level whose reply is searched for the whole `--move-time`.
+const SLOW: &str =
+    "[levels.slow]\nplayer = \"mcts\"\nplayouts = 100000000\nthreads = 1\nbook = false\n";
+
+/// `--move-time`, in seconds: an AI lease lasts 5 s more.
+const MOVE_TIME: &str = "2";
+
+/// A new 9x9 game of client `seed` at `level`, Black, through the balancer; its key.
+fn open(port: u16, seed: u64, level: &str, resent: &mut Resent) -> String {
+    let create = json!({"client": format!("c{seed}"), "size": 9, "level": level, "color": "B",
                         "request_id": format!("game-{seed}")});
-    let (status, mut state) = call(port, "POST", "/api/games", &create, resent);
+    let (status, state) = call(port, "POST", "/api/games", &create, resent);
     assert_eq!(status, 201, "{state}");
-    let key = state["key"].as_str().unwrap().to_string();
+    state["key"].as_str().unwrap().to_string()
+}
+
+/// Plays the game `key` as Black through the balancer to its end (random sensible moves, a
+/// short pause between moves; passes after move 60, or resigns at move `resign_at`),
+/// checking each answer against the client's record; the moves it was told of.
+fn play(port: u16, key: &str, seed: u64, resign_at: u64, resent: &mut Resent) -> Vec<String> {
+    let path = format!("/api/games/{key}");
+    let (status, mut state) = call(port, "GET", &path, &Value::Null, resent);
+    assert_eq!(status, 200, "{state}");
     let mut mirror = Game::new(9, Rules::chinese(7.5));
     let mut record: Vec<String> = Vec::new();
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -45,17 +64,18 @@ fn play(port: u16, seed: u64, resent: &mut Resent) -> (String, Vec<String>) {
         } else {
             Move::Play(choices[rng.random_range(0..choices.len())])
         };
-        let body = json!({"move": vertex(mv), "number": number});
-        let (status, next) = call(
-            port,
-            "POST",
-            &format!("/api/games/{key}/moves"),
-            &body,
-            resent,
-        );
-        assert_eq!(status, 200, "{next}");
-        mirror.play(Color::Black, mv).unwrap();
-        record.push(vertex(mv));
+        let text = if number >= resign_at {
+            "resign".to_string()
+        } else {
+            vertex(mv)
+        };
+        let body = json!({"move": text, "number": number});
+        let (status, next) = call(port, "POST", &format!("{path}/moves"), &body, resent);
+        assert_eq!(status, 200, "move {number} of game {key}: {next}");
+        if text != "resign" {
+            mirror.play(Color::Black, mv).unwrap();
+            record.push(text);
+        }
         if let Some(reply) = next["reply"].as_str()
             && reply != "resign"
         {
@@ -74,7 +94,7 @@ fn play(port: u16, seed: u64, resent: &mut Resent) -> (String, Vec<String>) {
         std::thread::sleep(Duration::from_millis(15));
     }
     assert!(state["result"].as_str().is_some(), "{state}");
-    (key, record)
+    record
 }
 
 #[test]
@@ -82,12 +102,24 @@ fn play(port: u16, seed: u64, resent: &mut Resent) -> (String, Vec<String>) {
     not(all(postgres_tests, haproxy_tests)),
     ignore = "PostgreSQL's initdb and pg_ctl, or haproxy, not found (apt-get install postgresql haproxy)"
 )]
-fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
+fn a_move_cut_off_by_kill_9_is_resent_to_another_server_and_every_game_ends_whole() {
     let started = Instant::now();
+    let dir = TempDir::new("balancer-kill");
+    let levels = dir.path().join("slow.toml");
+    std::fs::write(&levels, SLOW).unwrap();
+    let args = [
+        "--config",
+        levels.to_str().unwrap(),
+        "--move-time",
+        MOVE_TIME,
+    ];
     let cluster = common::pg::Cluster::start();
     let url = cluster.database("games");
     let ports = free_ports::<3>();
-    let mut servers: Vec<Server> = ports.iter().map(|&p| Server::start(p, &url, &[])).collect();
+    let mut servers: Vec<Server> = ports
+        .iter()
+        .map(|&p| Server::start(p, &url, &args))
+        .collect();
     let front = free_port();
     let haproxy = Haproxy::start(front, &ports);
 
@@ -95,39 +127,53 @@ fn games_through_haproxy_ride_out_a_server_killed_and_restarted() {
     let (status, health) = call(front, "GET", "/healthz", &Value::Null, &mut resent);
     assert_eq!((status, &health["store"]), (200, &json!("ok")), "{health}");
 
+    // Game 0 is the slow one: three moves, then Black resigns.
+    let levels_played = ["slow", "easy", "easy", "easy", "easy", "easy", "easy"];
+    let keys: Vec<String> = (0..levels_played.len())
+        .map(|seed| open(front, seed as u64, levels_played[seed], &mut resent))
+        .collect();
+    // Logged by the server that searches the slow game's first reply, as it starts.
+    let searching = format!("game {}: the AI's move 2 at slow", keys[0]);
     let games = std::thread::scope(|scope| {
-        let clients: Vec<_> = (0..6)
-            .map(|seed| {
+        let clients: Vec<_> = keys
+            .iter()
+            .enumerate()
+            .map(|(seed, key)| {
+                let resign_at = if seed == 0 { 7 } else { u64::MAX };
                 scope.spawn(move || {
                     let mut resent = Resent::default();
-                    let game = play(front, seed, &mut resent);
-                    (game, resent)
+                    let record = play(front, key, seed as u64, resign_at, &mut resent);
+                    ((key.clone(), record), resent)
                 })
             })
             .collect();
-        // Mid-game, the server that answered the most moves so far dies without a word
-        // and comes back a second later.
-        // (A loaded machine may take longer than the first 700 ms to pass a move on.)
-        std::thread::sleep(Duration::from_millis(700));
+        // The server searching the slow game's reply dies without a word, the client's move
+        // stored and its answer not sent, and comes back a second later.
         let waited = Instant::now();
-        let busiest = loop {
-            let served = |n: &usize| haproxy.served(&format!("tengen{n}"), "/moves");
-            let busiest = (0..servers.len()).max_by_key(served).unwrap();
-            if served(&busiest) > 0 {
-                break busiest;
+        let victim = loop {
+            if let Some(n) = (0..servers.len()).find(|&n| !servers[n].said(&searching).is_empty()) {
+                break n;
             }
-            assert!(waited.elapsed() < Duration::from_secs(30), "no move served");
-            std::thread::sleep(Duration::from_millis(100));
+            assert!(
+                waited.elapsed() < Duration::from_secs(60),
+                "no server searched the slow game's reply"
+            );
+            std::thread::sleep(Duration::from_millis(10));
         };
-        servers[busiest].kill();
+        servers[victim].kill();
         std::thread::sleep(Duration::from_secs(1));
-        servers[busiest] = Server::start(ports[busiest], &url, &[]);
+        servers[victim] = Server::start(ports[victim], &url, &args);
         clients
             .into_iter()
             .map(|c| c.join().unwrap())
             .collect::<Vec<_>>()
     });
 
+    // The move cut off was answered by another server, which searched the reply again.
+    assert!(
+        servers.iter().any(|s| !s.said(&searching).is_empty()),
+        "no server answered the slow game's move after the kill"
+    );
     // Every move the clients were told of is stored once, in order, and nothing more.
     let mut db = cluster.client("games");
     for ((key, record), _) in &games {

@@ -275,7 +275,9 @@ fn sixty_games_end_whole_while_servers_are_killed_and_the_database_restarts() {
         (games, kills, database_back)
     });
     let _ = std::fs::remove_file(&levels);
-    for server in &servers {
+    // Stopped first, so that all each wrote has been read.
+    for server in &mut servers {
+        server.kill();
         panics.lock().unwrap().extend(server.said("panicked"));
     }
 

@@ -1,39 +1,22 @@
 //! `tengen serve`'s stores, the same checks on each: SQLite in a temporary file, and
 //! PostgreSQL in a cluster of the test's own (tests/common/pg.rs): moves, numbers taken,
-//! endings, undo, request ids, expiry; the PostgreSQL schema migrated once by three servers
-//! starting together; a store that loses its database and gets it back; and
-//! `tengen serve migrate`, which copies a SQLite store into PostgreSQL.
+//! endings, undo, request ids, expiry, changes made on an old copy refused by the game's
+//! version; two SQLite stores on one file writing at once; the PostgreSQL schema migrated
+//! once by three servers starting together; a store that loses its database and gets it
+//! back; and `tengen serve migrate`, which copies a SQLite store into PostgreSQL.
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
 use common::pg::{self, Cluster};
+use common::temp::TempDir;
 use tengen::front::serve::pgstore::{PgSettings, PgStore};
 use tengen::front::serve::store::{
     Ending, NewMoves, SCHEMA_VERSION, SqliteStore, Store, StoreErrorKind, StoredGame,
 };
-
-/// A temporary directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!("tengen-store-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn game(key: &str, moves: &[&str]) -> StoredGame {
     StoredGame {
@@ -49,6 +32,7 @@ fn game(key: &str, moves: &[&str]) -> StoredGame {
         last_active: 100,
         request_id: None,
         undone_from: None,
+        version: 0,
     }
 }
 
@@ -88,18 +72,23 @@ fn keeps_games(store: &dyn Store) {
             ..game("d", &[])
         })
         .unwrap();
-    store
-        .append("a", new_moves(2, &["E5", "pass"]), 150)
+    let version = store
+        .append("a", 0, new_moves(2, &["E5", "pass"]), 150)
         .unwrap();
+    assert_eq!(version, 1);
     // A number already taken stores nothing, not even the moves before it.
     let taken = store
-        .append("a", new_moves(3, &["F6", "G7"]), 150)
+        .append("a", 1, new_moves(3, &["F6", "G7"]), 150)
         .unwrap_err();
     assert_eq!(taken.kind, StoreErrorKind::Taken, "{taken}");
-    // So does one that leaves a number out (the server's copy was older than the store's).
-    let gap = store.append("a", new_moves(5, &["F6"]), 150).unwrap_err();
+    // So does one that leaves a number out.
+    let gap = store
+        .append("a", 1, new_moves(5, &["F6"]), 150)
+        .unwrap_err();
     assert_eq!(gap.kind, StoreErrorKind::Taken, "{gap}");
-    let missing = store.append("zz", new_moves(1, &["F6"]), 150).unwrap_err();
+    let missing = store
+        .append("zz", 0, new_moves(1, &["F6"]), 150)
+        .unwrap_err();
     assert_eq!(missing.kind, StoreErrorKind::Missing, "{missing}");
     let a = store.load("a").unwrap().unwrap();
     assert_eq!(a.moves, ["D4", "E5", "pass"]);
@@ -112,9 +101,9 @@ fn keeps_games(store: &dyn Store) {
         result: "W+R".to_string(),
         dead: vec!["D4".to_string(), "E5".to_string()],
     };
-    store.finish("b", &ending, 160).unwrap();
+    assert_eq!(store.finish("b", 0, &ending, 160).unwrap(), 1);
     assert_eq!(
-        store.finish("zz", &ending, 160).unwrap_err().kind,
+        store.finish("zz", 0, &ending, 160).unwrap_err().kind,
         StoreErrorKind::Missing
     );
     let all = store.load_all().unwrap();
@@ -124,11 +113,11 @@ fn keeps_games(store: &dyn Store) {
     );
     assert_eq!(all[1].ending.as_ref(), Some(&ending));
     // An undo asked of another position than the store's changes nothing.
-    let stale = store.truncate("a", 1, 3, 170).unwrap_err();
+    let stale = store.truncate("a", 1, 1, 3, 170).unwrap_err();
     assert_eq!(stale.kind, StoreErrorKind::Taken, "{stale}");
-    store.truncate("a", 1, 4, 170).unwrap();
+    assert_eq!(store.truncate("a", 1, 1, 4, 170).unwrap(), 2);
     let a = store.load("a").unwrap().unwrap();
-    assert_eq!((a.moves.len(), a.undone_from), (1, Some(4)));
+    assert_eq!((a.moves.len(), a.undone_from, a.version), (1, Some(4), 2));
     // A game whose moves end it, restored whole.
     let ended = StoredGame {
         ending: Some(Ending {
@@ -162,6 +151,50 @@ fn keeps_games(store: &dyn Store) {
     assert_eq!(store.load_all().unwrap(), [ended]);
 }
 
+/// A change made on a copy older than the store's is refused and changes nothing, though
+/// its move numbers fit: one server undoes two moves and plays two others, then another
+/// server, whose copy is of before the undo, sends its change.
+fn refuses_changes_made_on_an_old_copy(store: &dyn Store) {
+    store.create(&game("v", &["D4", "E5", "F6", "G7"])).unwrap();
+    assert_eq!(store.version("v").unwrap(), Some(0));
+    assert_eq!(store.truncate("v", 0, 2, 5, 200).unwrap(), 1);
+    assert_eq!(
+        store
+            .append("v", 1, new_moves(3, &["C3", "C4"]), 200)
+            .unwrap(),
+        2
+    );
+    let resigned = Ending {
+        result: "W+R".into(),
+        dead: Vec::new(),
+    };
+    for refused in [
+        store.append("v", 0, new_moves(5, &["H8"]), 210),
+        store.truncate("v", 0, 2, 5, 210),
+        store.finish("v", 0, &resigned, 210),
+    ] {
+        let refused = refused.unwrap_err();
+        assert_eq!(refused.kind, StoreErrorKind::Taken, "{refused}");
+        assert!(refused.message.contains("version 2"), "{refused}");
+    }
+    let v = store.load("v").unwrap().unwrap();
+    assert_eq!(
+        (v.moves, v.ending, v.version, v.last_active),
+        (
+            ["D4", "E5", "C3", "C4"].map(String::from).to_vec(),
+            None,
+            2,
+            200
+        )
+    );
+    // On the store's version they go through, each to the next version.
+    assert_eq!(store.append("v", 2, new_moves(5, &["H8"]), 220).unwrap(), 3);
+    assert_eq!(store.finish("v", 3, &resigned, 230).unwrap(), 4);
+    assert_eq!(store.version("v").unwrap(), Some(4));
+    assert_eq!(store.version("zz").unwrap(), None);
+    store.delete("v").unwrap();
+}
+
 /// The AI's lease on a move: one holder at a time while it lasts, the holder again, a lease
 /// on another move, one taken over once expired, and gone with its game.
 fn leases(store: &dyn Store) {
@@ -188,10 +221,40 @@ fn leases(store: &dyn Store) {
 
 #[test]
 fn the_sqlite_store_keeps_games() {
-    let dir = TempDir::new("sqlite");
-    let store = SqliteStore::open(&dir.0.join("games.sqlite")).unwrap();
+    let dir = TempDir::new("store-sqlite");
+    let store = SqliteStore::open(&dir.path().join("games.sqlite")).unwrap();
     keeps_games(&store);
+    refuses_changes_made_on_an_old_copy(&store);
     leases(&store);
+}
+
+#[test]
+fn two_sqlite_stores_on_one_file_change_games_at_once_without_a_busy_error() {
+    // Two servers sharing the file: each change reads the game first, then writes. A read
+    // transaction that the other connection commits past cannot take the write lock (WAL
+    // mode answers SQLITE_BUSY at once, unwaited), so each takes the lock as it begins.
+    let dir = TempDir::new("store-shared");
+    let path = dir.path().join("games.sqlite");
+    let stores = [0, 1].map(|_| SqliteStore::open(&path).unwrap());
+    std::thread::scope(|scope| {
+        for (n, store) in stores.iter().enumerate() {
+            let key = format!("s{n}");
+            store.create(&game(&key, &[])).unwrap();
+            scope.spawn(move || {
+                for version in 0..200 {
+                    let number = version as usize + 1;
+                    let moves = new_moves(number, &["pass"]);
+                    store
+                        .append(&key, version, moves, 100)
+                        .unwrap_or_else(|e| panic!("{key}, move {number}: {e}"));
+                }
+            });
+        }
+    });
+    for store in &stores {
+        assert_eq!(store.version("s0").unwrap(), Some(200));
+        assert_eq!(store.load("s1").unwrap().unwrap().moves.len(), 200);
+    }
 }
 
 fn settings() -> PgSettings {
@@ -217,6 +280,7 @@ fn the_postgres_store_keeps_games() {
     let store = pg_store(&cluster.database("games"));
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     keeps_games(&store);
+    refuses_changes_made_on_an_old_copy(&store);
     leases(&store);
     // A wrong password is an error, not a panic.
     let refused = PgStore::open(&cluster.url("games"), Some("wrong".into()), &settings())
@@ -268,7 +332,9 @@ fn a_lost_database_is_an_error_until_it_is_back_then_the_pool_reconnects() {
     store.create(&game("a", &["D4"])).unwrap();
     cluster.stop();
     let started = Instant::now();
-    let lost = store.append("a", new_moves(2, &["E5"]), 110).unwrap_err();
+    let lost = store
+        .append("a", 0, new_moves(2, &["E5"]), 110)
+        .unwrap_err();
     assert_eq!(lost.kind, StoreErrorKind::Unavailable, "{lost}");
     assert!(store.load("a").is_err());
     // Bounded by the connect and statement timeouts (2 s and 5 s here), not hung.
@@ -279,7 +345,7 @@ fn a_lost_database_is_an_error_until_it_is_back_then_the_pool_reconnects() {
     );
     cluster.restart();
     // The broken connections are dropped and new ones made: the first call after works.
-    store.append("a", new_moves(2, &["E5"]), 120).unwrap();
+    store.append("a", 0, new_moves(2, &["E5"]), 120).unwrap();
     assert_eq!(store.load("a").unwrap().unwrap().moves, ["D4", "E5"]);
 }
 
@@ -289,8 +355,8 @@ fn a_lost_database_is_an_error_until_it_is_back_then_the_pool_reconnects() {
     ignore = "PostgreSQL's initdb and pg_ctl not found (apt-get install postgresql)"
 )]
 fn serve_migrate_copies_a_sqlite_store_into_postgres_once() {
-    let dir = TempDir::new("migrate");
-    let file = dir.0.join("games.sqlite");
+    let dir = TempDir::new("store-migrate");
+    let file = dir.path().join("games.sqlite");
     {
         let sqlite = SqliteStore::open(&file).unwrap();
         sqlite.create(&game("a", &["D4", "E5"])).unwrap();

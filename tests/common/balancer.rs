@@ -12,16 +12,20 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// A `tengen serve` on a fixed port, killed when dropped.
+/// A `tengen serve` on a fixed port, killed when dropped. It logs at `warn`, and the API's
+/// `info` lines too (the AI's moves computed, the writes the store refused).
 pub struct Server {
     child: Child,
     /// What it wrote on stderr so far.
     said: Arc<Mutex<Vec<String>>>,
+    /// Told once the reader of its stderr has read it all (the process is gone).
+    drained: Receiver<bool>,
 }
 
 impl Server {
@@ -55,6 +59,7 @@ impl Server {
             ])
             .args(args)
             .env("PGPASSWORD", super::pg::PASSWORD)
+            .env("RUST_LOG", "warn,tengen::front::serve::api=info")
             .current_dir(std::env::temp_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -64,27 +69,36 @@ impl Server {
         let stderr = BufReader::new(child.stderr.take().unwrap());
         let said = Arc::new(Mutex::new(Vec::new()));
         let lines = Arc::clone(&said);
+        // `true` once it listens, `false` once its stderr is read to the end.
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for line in stderr.lines().map_while(Result::ok) {
-                if line.contains("listening on http://") {
+                let listening = line.contains("listening on http://");
+                lines.lock().unwrap().push(line);
+                if listening {
                     let _ = tx.send(true);
                 }
-                lines.lock().unwrap().push(line);
             }
             let _ = tx.send(false);
         });
         match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(true) => Ok(Server { child, said }),
+            Ok(true) => Ok(Server {
+                child,
+                said,
+                drained: rx,
+            }),
             Ok(false) => Err(said.lock().unwrap().clone()),
             Err(e) => panic!("tengen serve on port {port} does not listen: {e}"),
         }
     }
 
-    /// `kill -9`.
+    /// `kill -9`; returns once all it wrote on stderr has been read, so that [`Server::said`]
+    /// holds its last words.
     pub fn kill(&mut self) {
         self.child.kill().unwrap();
         self.child.wait().unwrap();
+        let drained = self.drained.recv_timeout(Duration::from_secs(10));
+        assert_eq!(drained, Ok(false), "its stderr was not read to the end");
     }
 
     /// The lines of its stderr so far that contain `text`.

@@ -3,7 +3,9 @@
 #![allow(dead_code)] // each test file uses a different part
 
 pub mod balancer;
+pub mod clients;
 pub mod pg;
+pub mod temp;
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader, Write};

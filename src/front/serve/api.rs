@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, move_text};
 use super::limit::RateLimit;
-use super::store::{NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
+use super::store::{Ending, NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
 use crate::engine::player::Answer;
 use crate::rules::board::Move;
 use crate::rules::sgf::{self, RecordInfo};
@@ -33,8 +33,10 @@ pub struct ApiError {
     body: serde_json::Map<String, Value>,
     /// Sent as `Retry-After` (whole seconds, rounded up).
     retry_after: Option<Duration>,
-    /// The game held here may be stale: the store refused a write because another request
-    /// had stored first, or a move was illegal in it.
+    /// The game held here may be stale, and the request is judged again on the store's
+    /// copy: the store refused a write because another request had stored first, or the
+    /// request was refused (a 409, an illegal move) on the copy held here, which another
+    /// server may have changed since in the store.
     stale: bool,
 }
 
@@ -85,11 +87,9 @@ impl ApiError {
             }
             StoreErrorKind::Taken => {
                 log::info!("store: {e}");
-                let mut error = ApiError::conflict(
+                ApiError::conflict(
                     "another request changed the game first: read its state and go on from there",
-                );
-                error.stale = true;
-                error
+                )
             }
         }
     }
@@ -106,8 +106,11 @@ impl ApiError {
         error
     }
 
+    /// A 409: the request does not fit the game's state (as held here: stale).
     fn conflict(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::CONFLICT, message)
+        let mut error = ApiError::new(StatusCode::CONFLICT, message);
+        error.stale = true;
+        error
     }
 
     /// A 404 for a path that is no route.
@@ -489,6 +492,33 @@ impl Server {
         }
     }
 
+    /// The game as the store holds it, for a read: the copy held here while it is at the
+    /// store's version (or while the store cannot say: the copy answers meanwhile), else the
+    /// store's, replayed, which replaces the copy unless a request is changing the game here
+    /// at this moment. The resync 404 when the store no longer has the game.
+    async fn current(&self, entry: &Entry) -> Result<Arc<ServedGame>, ApiError> {
+        let held = entry.view();
+        let key = entry.key.clone();
+        let version = match self.blocking_store(move |s| s.version(&key)).await {
+            Ok(version) => version,
+            Err(e) if e.status == StatusCode::SERVICE_UNAVAILABLE => return Ok(held),
+            Err(e) => return Err(e),
+        };
+        if version == Some(held.version) {
+            return Ok(held);
+        }
+        match entry.slot.try_lock() {
+            Ok(mut slot) => {
+                self.reload(entry, &mut slot).await?;
+                Ok(entry.view())
+            }
+            Err(_) => match self.load(&entry.key).await? {
+                Some(game) => Ok(Arc::new(game)),
+                None => Err(entry.gone_or(ApiError::unknown_game())),
+            },
+        }
+    }
+
     /// Reloads `slot`'s game when a request's `number` is not its next move's: a retry, a
     /// client that is wrong, or a copy held here older than the store's (another server
     /// moved since), which the answer must not show.
@@ -598,16 +628,36 @@ impl Server {
         }
     }
 
-    /// Stores the moves from index `from` on (and the ending, if any) of `game`.
-    async fn store_moves(&self, game: &ServedGame, from: usize) -> Result<(), ApiError> {
-        let key = game.key.clone();
+    /// Stores the moves from index `from` on (and the ending, if any) of `game`, made on
+    /// its version; `game` takes the store's new version.
+    async fn store_moves(&self, game: &mut ServedGame, from: usize) -> Result<(), ApiError> {
+        let (key, version) = (game.key.clone(), game.version);
         let moves = NewMoves {
             first: from + 1,
             moves: game.move_texts(from),
             ending: game.ending.clone(),
         };
-        self.blocking_store(move |s| s.append(&key, moves, now()))
+        game.version = self
+            .blocking_store(move |s| s.append(&key, version, moves, now()))
+            .await?;
+        Ok(())
+    }
+
+    /// Stores `ending`, a resignation, as the end of `game`, which takes it and the store's
+    /// new version.
+    async fn store_resignation(
+        &self,
+        entry: &Entry,
+        game: &mut ServedGame,
+        ending: Ending,
+    ) -> Result<(), ApiError> {
+        let (key, version, stored) = (game.key.clone(), game.version, ending.clone());
+        game.version = self
+            .blocking_store(move |s| s.finish(&key, version, &stored, now()))
             .await
+            .map_err(|e| entry.gone_or(e))?;
+        game.ending = Some(ending);
+        Ok(())
     }
 
     /// The AI's move in `slot`'s game, stored; its text (`D4`, `pass`, `resign`).
@@ -639,13 +689,8 @@ impl Server {
         let before = game.clone();
         let text = match reply.answer {
             Answer::Resign => {
-                let ending = ServedGame::resignation(color);
-                let key = game.key.clone();
-                let stored = ending.clone();
-                self.blocking_store(move |s| s.finish(&key, &stored, now()))
-                    .await
-                    .map_err(|e| entry.gone_or(e))?;
-                game.ending = Some(ending);
+                self.store_resignation(entry, game, ServedGame::resignation(color))
+                    .await?;
                 "resign".to_string()
             }
             Answer::Move(mv) => {
@@ -789,7 +834,7 @@ impl Server {
                 }
             }
         };
-        let game = entry.view();
+        let game = self.current(&entry).await?;
         if !game.has_settings_of(request) {
             return Err(ApiError::conflict(
                 "request_id: this client made another game with this request id",
@@ -805,13 +850,14 @@ impl Server {
 /// `GET /api/games/{key}`.
 pub async fn state(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
-    Ok(state_json(&entry.view(), None).into_response())
+    let game = server.current(&entry).await?;
+    Ok(state_json(&game, None).into_response())
 }
 
 /// `GET /api/games/{key}/sgf`.
 pub async fn sgf(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
-    let game = entry.view();
+    let game = server.current(&entry).await?;
     let ai = format!("tengen {} ({})", env!("CARGO_PKG_VERSION"), game.level);
     let (black, white) = match game.human {
         crate::rules::board::Color::Black => (game.client.as_str(), ai.as_str()),
@@ -937,14 +983,9 @@ async fn play_in(
     let size = game.game.size();
     let color = game.game.to_move();
     if request.mv.eq_ignore_ascii_case("resign") {
-        let ending = ServedGame::resignation(color);
-        let key = game.key.clone();
-        let stored = ending.clone();
         server
-            .blocking_store(move |s| s.finish(&key, &stored, now()))
-            .await
-            .map_err(|e| entry.gone_or(e))?;
-        game.ending = Some(ending);
+            .store_resignation(entry, game, ServedGame::resignation(color))
+            .await?;
         entry.publish(game);
         return Ok(state_json(game, None).into_response());
     }
@@ -1125,10 +1166,10 @@ async fn undo_in(server: &Server, entry: &Entry, slot: &mut Slot, number: u64) -
     else {
         return Err(ApiError::conflict("you have no move to take back"));
     };
-    let key = game.key.clone();
+    let (key, version) = (game.key.clone(), game.version);
     let from = game.next_number();
-    server
-        .blocking_store(move |s| s.truncate(&key, keep, from, now()))
+    game.version = server
+        .blocking_store(move |s| s.truncate(&key, version, keep, from, now()))
         .await
         .map_err(|e| entry.gone_or(e))?;
     while game.game.moves().len() > keep {
@@ -1266,14 +1307,22 @@ pub async fn analysis(State(server): Shared, path: GameKey, RawQuery(query): Raw
     let entry = server.entry(&key_of(path)?).await?;
     let limits = analysis_limits(query.as_deref())?;
     let mut cached = entry.lock(&entry.analysis).await?;
+    // The store's copy is read before this analysis's stop flag is in place, so that
+    // taking it in here does not stop the analysis.
+    let stored = server.current(&entry).await?;
     let stop = Arc::new(AtomicBool::new(false));
     *entry
         .analysis_stop
         .lock()
         .unwrap_or_else(|e| e.into_inner()) = Arc::clone(&stop);
-    // The position is read after the stop flag is in place, so that a move made from now on
-    // stops this analysis.
-    let game = entry.view();
+    // The copy held is read again after the stop flag is in place: a move made here since
+    // is in it, and one made from now on stops this analysis.
+    let held = entry.view();
+    let game = if held.version > stored.version {
+        held
+    } else {
+        stored
+    };
     if let Some(last) = cached.as_ref()
         && last.limits == limits
         && last.moves == game.game.moves()

@@ -91,6 +91,8 @@ pub struct ServedGame {
     pub request_id: Option<String>,
     /// The `number` of the last undo (the next move's number when it was asked).
     pub undone_from: Option<usize>,
+    /// The store's version of the game this copy is ([`StoredGame::version`]).
+    pub version: u64,
 }
 
 /// The game's state as the API shows it.
@@ -250,6 +252,7 @@ impl ServedGame {
             ending: None,
             request_id: request.request_id,
             undone_from: None,
+            version: 0,
         };
         let moves = request.moves.unwrap_or_default();
         if moves.len() > max_moves(size) {
@@ -299,6 +302,7 @@ impl ServedGame {
         let mut served = ServedGame::create(stored.key.clone(), request, levels)?;
         served.ending = stored.ending.clone();
         served.undone_from = stored.undone_from;
+        served.version = stored.version;
         Ok(served)
     }
 
@@ -317,6 +321,7 @@ impl ServedGame {
             last_active: now,
             request_id: self.request_id.clone(),
             undone_from: self.undone_from,
+            version: self.version,
         }
     }
 

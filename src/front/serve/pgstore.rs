@@ -22,7 +22,7 @@ use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
     Ending, GAME_COLUMNS, GameRow, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind,
-    StoredGame, ended, is_resignation, over_limit,
+    StoredGame, ended, is_resignation, over_limit, stale,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -32,6 +32,7 @@ const MIGRATIONS: [&str; SCHEMA_VERSION] = [
     include_str!("migrations/postgres/0002_retries.sql"),
     include_str!("migrations/postgres/0003_ai_leases.sql"),
     include_str!("migrations/postgres/0004_request_counts.sql"),
+    include_str!("migrations/postgres/0005_versions.sql"),
 ];
 
 /// The longest [`Store::ping`] waits for a connection: a health check answers well within
@@ -63,25 +64,28 @@ const COUNT_REQUEST: &str = "
     SELECT EXISTS (SELECT 1 FROM counted), (SELECT 1.0 - (at - second) FROM clock)";
 
 /// A move (or a move and the AI's reply) appended in one statement, so in one round trip and one
-/// commit: game $1's row locked, and the moves $2 (numbers) / $3 (moves) inserted and the ending
-/// ($5 result, $6 dead stones) and last use ($7) set only if it is unfinished and holds $4
-/// moves. Its one row (none: no such game) says what it found. Two servers appending the same
-/// number at once: the `(key, number)` key refuses the second.
+/// commit: game $1's row locked, and the moves $2 (numbers) / $3 (moves) inserted, the ending
+/// ($5 result, $6 dead stones) and last use ($7) set and the version moved on from $8 only if
+/// it is unfinished, at version $8 and holds $4 moves. Its one row (none: no such game) says
+/// what it found. Two servers appending the same number at once: the `(key, number)` key
+/// refuses the second.
 const APPEND: &str = "
     WITH game AS (
-        SELECT result, (SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1) AS held
+        SELECT result, version,
+               (SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1) AS held
         FROM games WHERE key = $1 FOR UPDATE
     ), inserted AS (
         INSERT INTO moves (key, number, move)
         SELECT $1, n, m FROM game, unnest($2::integer[], $3::text[]) AS t(n, m)
-        WHERE game.result IS NULL AND game.held = $4
+        WHERE game.result IS NULL AND game.version = $8 AND game.held = $4
         RETURNING 1
     ), updated AS (
-        UPDATE games SET result = $5, dead = $6, last_active = $7
-        FROM game WHERE games.key = $1 AND game.result IS NULL AND game.held = $4
+        UPDATE games SET result = $5, dead = $6, last_active = $7, version = $8 + 1
+        FROM game
+        WHERE games.key = $1 AND game.result IS NULL AND game.version = $8 AND game.held = $4
         RETURNING 1
     )
-    SELECT result, held FROM game";
+    SELECT result, version, held FROM game";
 
 /// The advisory lock that migrations run under (any fixed number, the same for every
 /// tengen): "tengen" in ASCII.
@@ -429,6 +433,7 @@ fn game_from_row(row: &postgres::Row) -> Result<StoredGame, StoreError> {
         last_active: row.try_get(9)?,
         request_id: row.try_get(10)?,
         undone_from: row.try_get::<_, Option<i32>>(11)?.map(i64::from),
+        version: row.try_get(12)?,
     };
     Ok(row.into_game())
 }
@@ -439,16 +444,44 @@ fn int(n: usize) -> Result<i32, StoreError> {
 }
 
 /// Locks game `key`'s row until the transaction ends (so that one change of a game at a
-/// time is made, whichever server makes it); its result (none while unfinished), or
-/// [`StoreErrorKind::Missing`] if it is not there.
-fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<Option<String>, StoreError> {
+/// time is made, whichever server makes it); its result (none while unfinished) and its
+/// version, or [`StoreErrorKind::Missing`] if it is not there.
+fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<(Option<String>, u64), StoreError> {
     match tx.query_typed_opt(
-        "SELECT result FROM games WHERE key = $1 FOR UPDATE",
+        "SELECT result, version FROM games WHERE key = $1 FOR UPDATE",
         &[(&key, Type::TEXT)],
     )? {
-        Some(row) => Ok(row.try_get(0)?),
+        Some(row) => Ok((row.try_get(0)?, version_of(row.try_get(1)?))),
         None => Err(StoreError::missing(key)),
     }
+}
+
+/// A version as the schema's `BIGINT` holds it.
+fn version_of(stored: i64) -> u64 {
+    u64::try_from(stored).unwrap_or(0)
+}
+
+/// A version as the schema's `BIGINT`.
+fn bigint(version: u64) -> Result<i64, StoreError> {
+    i64::try_from(version)
+        .map_err(|_| StoreError::unavailable(format!("{version} is out of range")))
+}
+
+/// Fails with [`StoreErrorKind::Taken`] unless `held`, game `key`'s version, is `version`.
+fn at_version(key: &str, held: u64, version: u64) -> Result<(), StoreError> {
+    if held != version {
+        return Err(stale(key, held, version));
+    }
+    Ok(())
+}
+
+/// Sets game `key`'s version to `version` (the one after the version it was locked at).
+fn set_version(tx: &mut impl GenericClient, key: &str, version: u64) -> Result<(), StoreError> {
+    tx.execute_typed(
+        "UPDATE games SET version = $2 WHERE key = $1",
+        &[(&key, Type::TEXT), (&bigint(version)?, Type::INT8)],
+    )?;
+    Ok(())
 }
 
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
@@ -624,8 +657,8 @@ impl Store for PgStore {
         let undone_from = game.undone_from.map(int).transpose()?;
         tx.execute(
             "INSERT INTO games (key, client, size, level, color, komi, handicap, created,
-                                last_active, request_id, undone_from)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10)",
+                                last_active, request_id, undone_from, version)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11)",
             &[
                 &game.key,
                 &game.client,
@@ -637,6 +670,7 @@ impl Store for PgStore {
                 &(game.last_active as i64),
                 &game.request_id,
                 &undone_from,
+                &bigint(game.version)?,
             ],
         )?;
         insert_moves(&mut tx, &game.key, 1, &game.moves)?;
@@ -645,7 +679,21 @@ impl Store for PgStore {
         Ok(())
     }
 
-    fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
+    fn version(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let row = self.conn()?.query_typed_opt(
+            "SELECT version FROM games WHERE key = $1",
+            &[(&key, Type::TEXT)],
+        )?;
+        row.map(|row| Ok(version_of(row.try_get(0)?))).transpose()
+    }
+
+    fn append(
+        &self,
+        key: &str,
+        version: u64,
+        moves: NewMoves,
+        now: u64,
+    ) -> Result<u64, StoreError> {
         let count = moves.first.saturating_sub(1);
         let numbers = move_numbers(moves.first, moves.moves.len())?;
         let (result, dead) = ending_columns(moves.ending.as_ref());
@@ -659,6 +707,7 @@ impl Store for PgStore {
                 (&result, Type::TEXT),
                 (&dead, Type::TEXT),
                 (&(now as i64), Type::INT8),
+                (&bigint(version)?, Type::INT8),
             ],
         )?;
         let Some(found) = found else {
@@ -667,21 +716,26 @@ impl Store for PgStore {
         if let Some(result) = found.try_get::<_, Option<String>>(0)? {
             return Err(ended(key, &result));
         }
-        holds(key, found.try_get(1)?, count)
+        at_version(key, version_of(found.try_get(1)?), version)?;
+        holds(key, found.try_get(2)?, count)?;
+        Ok(version + 1)
     }
 
     fn truncate(
         &self,
         key: &str,
+        version: u64,
         len: usize,
         undone_from: usize,
         now: u64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<u64, StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        if let Some(result) = lock_game(&mut tx, key)?.filter(|r| is_resignation(r)) {
+        let (result, held) = lock_game(&mut tx, key)?;
+        if let Some(result) = result.filter(|r| is_resignation(r)) {
             return Err(ended(key, &result));
         }
+        at_version(key, held, version)?;
         check_count(&mut tx, key, undone_from.saturating_sub(1))?;
         tx.execute(
             "DELETE FROM moves WHERE key = $1 AND number > $2",
@@ -692,19 +746,29 @@ impl Store for PgStore {
             &[&key, &int(undone_from)?],
         )?;
         set_ending(&mut tx, key, None, now)?;
+        set_version(&mut tx, key, version + 1)?;
         tx.commit()?;
-        Ok(())
+        Ok(version + 1)
     }
 
-    fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        key: &str,
+        version: u64,
+        ending: &Ending,
+        now: u64,
+    ) -> Result<u64, StoreError> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
-        if let Some(result) = lock_game(&mut tx, key)? {
+        let (result, held) = lock_game(&mut tx, key)?;
+        if let Some(result) = result {
             return Err(ended(key, &result));
         }
+        at_version(key, held, version)?;
         set_ending(&mut tx, key, Some(ending), now)?;
+        set_version(&mut tx, key, version + 1)?;
         tx.commit()?;
-        Ok(())
+        Ok(version + 1)
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {

@@ -44,6 +44,9 @@ pub struct StoredGame {
     pub request_id: Option<String>,
     /// The `number` of the last undo (the next move's number when it was asked), if any.
     pub undone_from: Option<usize>,
+    /// One more with each change of its moves or ending: a change made on a copy whose
+    /// version is not the store's is refused.
+    pub version: u64,
 }
 
 /// The end of a game.
@@ -140,7 +143,9 @@ impl From<rusqlite::Error> for StoreError {
 }
 
 /// The games' durable home. Each call is one transaction: when it returns `Ok` the change
-/// survives the process being killed.
+/// survives the process being killed. A change of a game's moves or ending names the version
+/// of the copy it was made on, and is refused when the store holds another (servers sharing
+/// the store each hold copies).
 pub trait Store: Send + Sync {
     /// Every game held, with its moves.
     fn load_all(&self) -> Result<Vec<StoredGame>, StoreError>;
@@ -164,24 +169,31 @@ pub trait Store: Send + Sync {
     }
     /// How many games it holds.
     fn count(&self) -> Result<usize, StoreError>;
-    /// Appends `moves` (and their ending). Fails, storing nothing, when the game is gone
-    /// ([`StoreErrorKind::Missing`]), or has ended, or the first is not the next move, a
-    /// number taken or left out ([`StoreErrorKind::Taken`]: another server changed the game).
-    fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError>;
-    /// Keeps the first `len` moves only, clears the ending and notes `undone_from`, the
-    /// number the undo was asked with; fails with [`StoreErrorKind::Taken`], changing
-    /// nothing, unless the game has `undone_from - 1` moves and did not end by resignation
-    /// (another server changed it).
+    /// The version of game `key` ([`StoredGame::version`]), if held.
+    fn version(&self, key: &str) -> Result<Option<u64>, StoreError>;
+    /// Appends `moves` (and their ending) to the game at `version`; its new version. Fails,
+    /// storing nothing, when the game is gone ([`StoreErrorKind::Missing`]), or has ended, or
+    /// is at another version, or the first is not the next move, a number taken or left out
+    /// ([`StoreErrorKind::Taken`]: another server changed the game).
+    fn append(&self, key: &str, version: u64, moves: NewMoves, now: u64)
+    -> Result<u64, StoreError>;
+    /// Keeps the first `len` moves only of the game at `version`, clears the ending and notes
+    /// `undone_from`, the number the undo was asked with; its new version. Fails with
+    /// [`StoreErrorKind::Taken`], changing nothing, unless the game is at `version`, has
+    /// `undone_from - 1` moves and did not end by resignation (another server changed it).
     fn truncate(
         &self,
         key: &str,
+        version: u64,
         len: usize,
         undone_from: usize,
         now: u64,
-    ) -> Result<(), StoreError>;
-    /// Records the ending of a game that ended without a move (a resignation); fails with
-    /// [`StoreErrorKind::Taken`] when it has ended already (on another server).
-    fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError>;
+    ) -> Result<u64, StoreError>;
+    /// Records the ending of the game at `version` that ended without a move (a
+    /// resignation); its new version. Fails with [`StoreErrorKind::Taken`] when it has ended
+    /// already or is at another version (another server changed it).
+    fn finish(&self, key: &str, version: u64, ending: &Ending, now: u64)
+    -> Result<u64, StoreError>;
     /// Notes that the game was used at `now`; fails with [`StoreErrorKind::Missing`] when
     /// it is not there.
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
@@ -230,6 +242,14 @@ pub fn ended(key: &str, result: &str) -> StoreError {
     ))
 }
 
+/// The refusal of a change to game `key` made on a copy at `version`, which the store holds
+/// at `held` (another server changed it since).
+pub fn stale(key: &str, held: u64, version: u64) -> StoreError {
+    StoreError::taken(format!(
+        "game {key} is at version {held} in the store, not {version}: another server changed it"
+    ))
+}
+
 /// Whether `result` is a resignation's (`B+R`, `W+R`), which no undo takes back.
 pub fn is_resignation(result: &str) -> bool {
     result.ends_with("+R")
@@ -246,11 +266,12 @@ const LEASE_SQLITE: &str = "INSERT INTO ai_leases (key, number, holder, expires)
 
 /// The SQLite schema's migrations, in order: migration `n` (from 1) brings version `n - 1`
 /// to `n`.
-const SQLITE_MIGRATIONS: [&str; 4] = [
+const SQLITE_MIGRATIONS: [&str; 5] = [
     include_str!("migrations/sqlite/0001_games.sql"),
     include_str!("migrations/sqlite/0002_retries.sql"),
     include_str!("migrations/sqlite/0003_ai_leases.sql"),
     include_str!("migrations/sqlite/0004_request_counts.sql"),
+    include_str!("migrations/sqlite/0005_versions.sql"),
 ];
 
 /// The schema version this build writes (both stores have the same versions).
@@ -278,7 +299,7 @@ type Write = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
 type Outcome = Mutex<Option<Result<(), StoreError>>>;
 
 /// The columns of `games` that [`GameRow`] holds, in its order (both stores).
-pub(super) const GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from";
+pub(super) const GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from, version";
 
 /// A row of [`GAME_COLUMNS`] as either store reads it (its integers widened to 64 bits).
 pub(super) struct GameRow {
@@ -294,6 +315,7 @@ pub(super) struct GameRow {
     pub last_active: i64,
     pub request_id: Option<String>,
     pub undone_from: Option<i64>,
+    pub version: i64,
 }
 
 impl GameRow {
@@ -315,6 +337,7 @@ impl GameRow {
             last_active: u64::try_from(self.last_active).unwrap_or(0),
             request_id: self.request_id,
             undone_from: self.undone_from.and_then(|n| usize::try_from(n).ok()),
+            version: u64::try_from(self.version).unwrap_or(0),
         }
     }
 }
@@ -462,6 +485,7 @@ fn sqlite_game(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
         last_active: r.get(9)?,
         request_id: r.get(10)?,
         undone_from: r.get(11)?,
+        version: r.get(12)?,
     };
     Ok(row.into_game())
 }
@@ -473,12 +497,16 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Runs `writes` in one transaction, each in a savepoint (one that fails is rolled back
-/// alone), and commits: each write's result, or the error that lost them all.
+/// alone), and commits: each write's result, or the error that lost them all. The
+/// transaction takes the write lock as it begins (`BEGIN IMMEDIATE`): the writes read
+/// first, and a read transaction of WAL mode that another connection (a server sharing the
+/// file) writes past cannot become a write one; it would fail at once, `SQLITE_BUSY`,
+/// without waiting for the lock.
 fn commit_group(
     conn: &mut Connection,
     writes: Vec<Write>,
 ) -> Result<Vec<Result<(), StoreError>>, StoreError> {
-    let mut tx = conn.transaction()?;
+    let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut results = Vec::with_capacity(writes.len());
     for write in writes {
         let savepoint = tx.savepoint()?;
@@ -500,6 +528,26 @@ fn result_of(tx: &Connection, key: &str) -> Result<Option<String>, StoreError> {
     })
     .optional()?
     .ok_or_else(|| StoreError::missing(key))
+}
+
+/// Moves game `key` from `version` to the next; fails with [`StoreErrorKind::Taken`] when
+/// it is at another version, and with [`StoreErrorKind::Missing`] when it is not there.
+fn advance(tx: &Connection, key: &str, version: u64) -> Result<u64, StoreError> {
+    let held: i64 = tx
+        .query_row("SELECT version FROM games WHERE key = ?1", [key], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .ok_or_else(|| StoreError::missing(key))?;
+    let held = u64::try_from(held).unwrap_or(0);
+    if held != version {
+        return Err(stale(key, held, version));
+    }
+    tx.execute(
+        "UPDATE games SET version = ?2 WHERE key = ?1",
+        params![key, (version + 1) as i64],
+    )?;
+    Ok(version + 1)
 }
 
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
@@ -624,8 +672,8 @@ impl Store for SqliteStore {
             }
             tx.execute(
                 "INSERT INTO games (key, client, size, level, color, komi, handicap, created,
-                                    last_active, request_id, undone_from)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
+                                    last_active, request_id, undone_from, version)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10, ?11)",
                 params![
                     game.key,
                     game.client,
@@ -637,6 +685,7 @@ impl Store for SqliteStore {
                     game.last_active as i64,
                     game.request_id,
                     game.undone_from.map(|n| n as i64),
+                    game.version as i64,
                 ],
             )?;
             insert_moves(tx, &game.key, 1, &game.moves)?;
@@ -644,30 +693,50 @@ impl Store for SqliteStore {
         })
     }
 
-    fn append(&self, key: &str, moves: NewMoves, now: u64) -> Result<(), StoreError> {
+    fn version(&self, key: &str) -> Result<Option<u64>, StoreError> {
+        let version: Option<i64> = self
+            .conn()
+            .query_row("SELECT version FROM games WHERE key = ?1", [key], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(version.map(|v| u64::try_from(v).unwrap_or(0)))
+    }
+
+    fn append(
+        &self,
+        key: &str,
+        version: u64,
+        moves: NewMoves,
+        now: u64,
+    ) -> Result<u64, StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)? {
                 return Err(ended(&key, &result));
             }
+            advance(tx, &key, version)?;
             check_count(tx, &key, moves.first.saturating_sub(1))?;
             insert_moves(tx, &key, moves.first, &moves.moves)?;
             set_ending(tx, &key, moves.ending.as_ref(), now)
-        })
+        })?;
+        Ok(version + 1)
     }
 
     fn truncate(
         &self,
         key: &str,
+        version: u64,
         len: usize,
         undone_from: usize,
         now: u64,
-    ) -> Result<(), StoreError> {
+    ) -> Result<u64, StoreError> {
         let key = key.to_string();
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)?.filter(|r| is_resignation(r)) {
                 return Err(ended(&key, &result));
             }
+            advance(tx, &key, version)?;
             check_count(tx, &key, undone_from.saturating_sub(1))?;
             tx.execute(
                 "DELETE FROM moves WHERE key = ?1 AND number > ?2",
@@ -678,17 +747,26 @@ impl Store for SqliteStore {
                 params![key, undone_from as i64],
             )?;
             set_ending(tx, &key, None, now)
-        })
+        })?;
+        Ok(version + 1)
     }
 
-    fn finish(&self, key: &str, ending: &Ending, now: u64) -> Result<(), StoreError> {
+    fn finish(
+        &self,
+        key: &str,
+        version: u64,
+        ending: &Ending,
+        now: u64,
+    ) -> Result<u64, StoreError> {
         let (key, ending) = (key.to_string(), ending.clone());
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)? {
                 return Err(ended(&key, &result));
             }
+            advance(tx, &key, version)?;
             set_ending(tx, &key, Some(&ending), now)
-        })
+        })?;
+        Ok(version + 1)
     }
 
     fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
@@ -715,7 +793,8 @@ impl Store for SqliteStore {
 
     fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
         let mut conn = self.conn();
-        let tx = conn.transaction()?;
+        // It reads before it deletes: the write lock first, as for every write.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let keys: Vec<String> = tx
             .prepare("SELECT key FROM games WHERE last_active < ?1")?
             .query_map([before as i64], |r| r.get(0))?
@@ -758,6 +837,7 @@ mod tests {
             last_active: 100,
             request_id: None,
             undone_from: None,
+            version: 0,
         }
     }
 
@@ -775,25 +855,29 @@ mod tests {
         let store = SqliteStore::open(Path::new(":memory:")).unwrap();
         store.create(&game("a", &["D4"])).unwrap();
         store.create(&game("b", &[])).unwrap();
-        store
-            .append("a", new_moves(2, &["E5", "pass"]), 150)
+        let version = store
+            .append("a", 0, new_moves(2, &["E5", "pass"]), 150)
             .unwrap();
+        assert_eq!(version, 1);
         // A number already taken stores nothing.
-        assert!(store.append("a", new_moves(3, &["F6"]), 150).is_err());
+        assert!(store.append("a", 1, new_moves(3, &["F6"]), 150).is_err());
         // Nor does a game that is not there.
-        assert!(store.append("zz", new_moves(1, &["F6"]), 150).is_err());
+        assert!(store.append("zz", 0, new_moves(1, &["F6"]), 150).is_err());
         let ending = Ending {
             result: "W+R".to_string(),
             dead: vec!["D4".to_string()],
         };
-        store.finish("b", &ending, 160).unwrap();
+        assert_eq!(store.finish("b", 0, &ending, 160).unwrap(), 1);
         let all = store.load_all().unwrap();
         assert_eq!(all[0].moves, ["D4", "E5", "pass"]);
         assert_eq!(all[0].last_active, 150);
         assert_eq!(all[1].ending.as_ref(), Some(&ending));
-        store.truncate("a", 1, 4, 170).unwrap();
+        assert_eq!(store.truncate("a", 1, 1, 4, 170).unwrap(), 2);
         assert_eq!(store.load_all().unwrap()[0].moves, ["D4"]);
-        assert_eq!(store.load("a").unwrap().unwrap().undone_from, Some(4));
+        let a = store.load("a").unwrap().unwrap();
+        assert_eq!((a.undone_from, a.version), (Some(4), 2));
+        assert_eq!(store.version("a").unwrap(), Some(2));
+        assert_eq!(store.version("zz").unwrap(), None);
         assert_eq!(store.expire(165, &[]).unwrap(), ["b"]);
         store.delete("a").unwrap();
         assert!(store.load_all().unwrap().is_empty());
@@ -807,11 +891,11 @@ mod tests {
             result: "W+R".to_string(),
             dead: Vec::new(),
         };
-        store.finish("a", &resigned, 150).unwrap();
+        store.finish("a", 0, &resigned, 150).unwrap();
         for refused in [
-            store.append("a", new_moves(3, &["F6"]), 160),
-            store.finish("a", &resigned, 160),
-            store.truncate("a", 0, 3, 160),
+            store.append("a", 1, new_moves(3, &["F6"]), 160),
+            store.finish("a", 1, &resigned, 160),
+            store.truncate("a", 1, 0, 3, 160),
         ] {
             assert_eq!(refused.unwrap_err().kind, StoreErrorKind::Taken);
         }
@@ -828,7 +912,7 @@ mod tests {
                 ..game("b", &["pass", "pass"])
             })
             .unwrap();
-        store.truncate("b", 0, 3, 160).unwrap();
+        store.truncate("b", 0, 0, 3, 160).unwrap();
         store.touch("b", 170).unwrap();
         assert_eq!(
             store.touch("zz", 170).unwrap_err().kind,
@@ -847,11 +931,13 @@ mod tests {
                     let key = format!("g{t}");
                     store.create(&game(&key, &[])).unwrap();
                     for n in 1..=30 {
+                        let version = n as u64 - 1;
                         store
-                            .append(&key, new_moves(n, &[&format!("m{n}")]), 100)
+                            .append(&key, version, new_moves(n, &[&format!("m{n}")]), 100)
                             .unwrap();
                         // A number already taken fails, in whatever group it lands.
-                        assert!(store.append(&key, new_moves(n, &["x"]), 100).is_err());
+                        let taken = store.append(&key, version + 1, new_moves(n, &["x"]), 100);
+                        assert!(taken.is_err());
                     }
                 })
             })
