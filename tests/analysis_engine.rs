@@ -112,13 +112,17 @@ fn check_katrain_fields(reply: &Value) {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn a_model_makes_the_nets_search_answer_with_its_policy_and_ownership() {
-    let net = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/nets/g170-b6c96.bin.gz"
-    );
-    let mut engine = Engine::with_model(net, "numAnalysisThreads=1");
+    let net = common::nets::net(common::nets::G170);
+    let mut engine = Engine::with_model(net.to_str().unwrap(), "numAnalysisThreads=1");
     let query = |id: &str, moves: Value| {
         json!({
             "id": id, "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,

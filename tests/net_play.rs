@@ -4,20 +4,12 @@
 
 mod common;
 
-use std::path::Path;
-
+use common::nets::{self, G170};
 use common::{Gtp, tengen_path};
 
-fn net() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/nets/g170-b6c96.bin.gz")
-        .display()
-        .to_string()
-}
-
-/// tengen at the mcts level with the test net, `visits` a move, one thread.
+/// tengen at the mcts level with the real net, `visits` a move, one thread.
 fn net_engine(visits: &str) -> Gtp {
-    let net = net();
+    let net = nets::net(G170).display().to_string();
     Gtp::spawn(
         tengen_path(),
         &[
@@ -36,7 +28,14 @@ fn net_engine(visits: &str) -> Gtp {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_net_plays_a_whole_game_to_its_passes() {
     let mut engine = net_engine("30");
     let mut referee = Gtp::tengen("medium");
@@ -77,7 +76,14 @@ fn the_net_plays_a_whole_game_to_its_passes() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn kata_analyze_reports_the_nets_ownership() {
     let mut engine = net_engine("100");
     engine.ok("boardsize 9");

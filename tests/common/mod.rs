@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses a different part
 
 pub mod balancer;
+pub mod nets;
 pub mod pg;
 
 use std::ffi::OsStr;

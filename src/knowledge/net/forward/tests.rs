@@ -44,6 +44,12 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
+fn real_net() -> Net {
+    let file = Path::new(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
+    Net::load(&file).unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS names the nets' directory)"))
+}
+
 /// A text file, gunzipped if its name ends in `.gz`.
 fn read(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| {
@@ -303,9 +309,16 @@ fn within_tolerance(errors: &MaxErrors) {
 /// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
 /// squared score 1%), ownership 2e-3.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn real_net_matches_katago_on_empty_boards() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let net = real_net();
     assert_eq!(net.version(), 8);
     assert!(!net.has_optimism_channel());
     assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
@@ -365,9 +378,16 @@ fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxError
 /// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
 /// answers; the positions evaluated one by one and in batches.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn real_net_matches_katago_on_every_recorded_position() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let net = real_net();
     let records = [
         data("g170-b6c96.kata-raw-nn.txt"),
         data("g170-b6c96.extra.kata-raw-nn.txt"),
