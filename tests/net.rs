@@ -145,7 +145,13 @@ fn recorded(name: &str) -> Vec<Position> {
 struct Worst(BTreeMap<&'static str, (f64, String)>);
 
 impl Worst {
+    /// Records one difference; a value that is not finite fails at once (its difference would
+    /// compare below any tolerance).
     fn see(&mut self, what: &'static str, ours: f64, theirs: f64, at: &str) {
+        assert!(
+            ours.is_finite() && theirs.is_finite(),
+            "{at}: {what} is {ours} (KataGo's {theirs})"
+        );
         let diff = if what == "whiteScoreSelfplaySq" {
             (ours - theirs).abs() / theirs.abs().max(1.0)
         } else {

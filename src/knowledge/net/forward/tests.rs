@@ -261,39 +261,69 @@ struct MaxErrors {
     ownership: f32,
 }
 
+/// Raises `error` to the difference of `ours` from KataGo's `theirs` (relative to `scale`); a
+/// value that is not finite fails here, as `f32::max` would pass over a NaN.
+fn widen(error: &mut f32, what: &str, ours: f32, theirs: f32, scale: f32) {
+    assert!(
+        ours.is_finite() && theirs.is_finite(),
+        "{what}: ours {ours}, KataGo's {theirs}"
+    );
+    *error = error.max((ours - theirs).abs() / scale);
+}
+
 fn compare(ours: &NetOutput, theirs: &Answer, errors: &mut MaxErrors) {
     assert_eq!(ours.policy.len(), theirs.policy.len());
     for (a, b) in ours.policy.iter().zip(&theirs.policy) {
         assert_eq!(a.is_nan(), b.is_nan(), "illegal points differ");
         if !a.is_nan() {
-            errors.policy = errors.policy.max((a - b).abs());
+            widen(&mut errors.policy, "policy", *a, *b, 1.0);
         }
     }
-    errors.policy = errors
-        .policy
-        .max((ours.policy_pass - theirs.policy_pass).abs());
-    for (a, b) in [
-        (ours.white_win, theirs.white_win),
-        (ours.white_loss, theirs.white_loss),
-        (ours.no_result, theirs.no_result),
-    ] {
-        errors.value = errors.value.max((a - b).abs());
-    }
-    for (a, b) in [
-        (ours.white_lead, theirs.white_lead),
-        (ours.white_score_selfplay, theirs.white_score_selfplay),
-        (ours.var_time_left, theirs.var_time_left),
-        (ours.shortterm_winloss_error, theirs.shortterm_winloss_error),
-        (ours.shortterm_score_error, theirs.shortterm_score_error),
-    ] {
-        errors.score = errors.score.max((a - b).abs());
-    }
-    errors.score_sq_relative = errors.score_sq_relative.max(
-        (ours.white_score_selfplay_sq - theirs.white_score_selfplay_sq).abs()
-            / theirs.white_score_selfplay_sq.abs().max(1.0),
+    widen(
+        &mut errors.policy,
+        "policyPass",
+        ours.policy_pass,
+        theirs.policy_pass,
+        1.0,
     );
+    for (what, a, b) in [
+        ("whiteWin", ours.white_win, theirs.white_win),
+        ("whiteLoss", ours.white_loss, theirs.white_loss),
+        ("noResult", ours.no_result, theirs.no_result),
+    ] {
+        widen(&mut errors.value, what, a, b, 1.0);
+    }
+    for (what, a, b) in [
+        ("whiteLead", ours.white_lead, theirs.white_lead),
+        (
+            "whiteScoreSelfplay",
+            ours.white_score_selfplay,
+            theirs.white_score_selfplay,
+        ),
+        ("varTimeLeft", ours.var_time_left, theirs.var_time_left),
+        (
+            "shorttermWinlossError",
+            ours.shortterm_winloss_error,
+            theirs.shortterm_winloss_error,
+        ),
+        (
+            "shorttermScoreError",
+            ours.shortterm_score_error,
+            theirs.shortterm_score_error,
+        ),
+    ] {
+        widen(&mut errors.score, what, a, b, 1.0);
+    }
+    widen(
+        &mut errors.score_sq_relative,
+        "whiteScoreSelfplaySq",
+        ours.white_score_selfplay_sq,
+        theirs.white_score_selfplay_sq,
+        theirs.white_score_selfplay_sq.abs().max(1.0),
+    );
+    assert_eq!(ours.white_ownership.len(), theirs.white_ownership.len());
     for (a, b) in ours.white_ownership.iter().zip(&theirs.white_ownership) {
-        errors.ownership = errors.ownership.max((a - b).abs());
+        widen(&mut errors.ownership, "ownership", *a, *b, 1.0);
     }
 }
 
