@@ -1,6 +1,6 @@
-//! Names the commit the binary is built from, and tells the tests which external programs they
-//! can use, so that a test whose program is absent is reported `ignored, <reason>` by `cargo
-//! test` instead of passing without running.
+//! Names the commit the binary is built from, and tells the tests which external programs and
+//! files they can use, so that a test whose program or file is absent is reported `ignored,
+//! <reason>` by `cargo test` instead of passing without running.
 //!
 //! `TENGEN_BUILD_SOURCE` (`tengen --version` prints it) is `commit 1a2b3c4` when the package is
 //! the top of a git work tree, `commit 1a2b3c4, modified` when the files the binary is built from
@@ -25,6 +25,11 @@
 //! - `haproxy_tests`: `haproxy` was found (on PATH or in /usr/sbin, where Debian's package
 //!   puts it); its path reaches the tests as `TENGEN_TEST_HAPROXY`. With
 //!   `TENGEN_REQUIRE_EXTERNAL=1` the cfg is set even without it, so that the tests run and fail.
+//! - `test_nets`: the directory of real networks holds [`TEST_NET`]. The directory is
+//!   `TENGEN_TEST_NETS` (relative to the package root), by default `../shared/nets` beside the
+//!   package; its absolute path reaches the tests as the compile-time variable
+//!   `TENGEN_TEST_NETS`, set with or without the net. With `TENGEN_REQUIRE_EXTERNAL=1` the cfg
+//!   is set even without the net, so that its tests run and fail.
 //! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
@@ -35,14 +40,16 @@
 //! The script reruns when these variables or PATH change, and when the GNU Go it found changes
 //! or (where it found none) when /usr/games does; likewise chromium and chromedriver, and
 //! /usr/bin where they are missing. GNU Go installed elsewhere on an unchanged PATH, or the
-//! browser outside /usr/bin, is only seen after `touch build.rs`.
+//! browser outside /usr/bin, is only seen after `touch build.rs`. The net is watched where it
+//! is, else its directory; a nets directory created later is only seen after `touch build.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set.
-const CFGS: [&str; 8] = [
+const CFGS: [&str; 9] = [
     "gnugo_tests",
+    "test_nets",
     "chromium_tests",
     "postgres_tests",
     "haproxy_tests",
@@ -51,6 +58,10 @@ const CFGS: [&str; 8] = [
     "sabaki_tests",
     "gtp2ogs_tests",
 ];
+
+/// The real network the tests read from the nets directory (a file of KataGo's, not kept in
+/// the repository).
+const TEST_NET: &str = "g170-b6c96.bin.gz";
 
 /// The files and folders the `tengen` binary is built from (relative to the package root).
 const SOURCES: [&str; 6] = [
@@ -150,6 +161,20 @@ fn main() {
             }
         }
     }
+    let nets = test_nets_dir();
+    println!("cargo::rustc-env=TENGEN_TEST_NETS={}", nets.display());
+    let net = nets.join(TEST_NET);
+    if net.is_file() {
+        println!("cargo::rerun-if-changed={}", net.display());
+        enable("test_nets");
+    } else {
+        if nets.is_dir() {
+            println!("cargo::rerun-if-changed={}", nets.display());
+        }
+        if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
+            enable("test_nets");
+        }
+    }
     if env_set("TENGEN_KATAGO") {
         enable("katago_tests");
     }
@@ -193,6 +218,18 @@ fn git_source() -> Option<String> {
     } else {
         format!("commit {commit}, modified")
     })
+}
+
+/// The directory of the real networks: `TENGEN_TEST_NETS` (relative to the package root, where
+/// cargo runs this script), else `../shared/nets`; absolute where it exists.
+fn test_nets_dir() -> PathBuf {
+    println!("cargo::rerun-if-env-changed=TENGEN_TEST_NETS");
+    let package = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let dir = match std::env::var_os("TENGEN_TEST_NETS").filter(|d| !d.is_empty()) {
+        Some(dir) => package.join(dir),
+        None => package.join("../shared/nets"),
+    };
+    dir.canonicalize().unwrap_or(dir)
 }
 
 /// What `git ARGS` prints, trimmed, when it succeeds.

@@ -8,23 +8,18 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use common::Gtp;
+use common::{Gtp, nets};
 use tengen::engine::book;
 use tengen::rules::board::{Color, Move};
 use tengen::rules::game::{Game, Rules};
 
-/// A seeded one-thread mcts level with few playouts, and the same without the book; the
-/// same with the test net, by default and with the book.
+/// A seeded one-thread mcts level with few playouts, and the same without the book.
 const LEVELS: &str = "[levels.seeded]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\n\n\
-                      [levels.bookless]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\nbook = false\n\n\
-                      [levels.net]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\n\n\
-                      [levels.netbook]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\nbook = true\n";
+                      [levels.bookless]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 300\nbook = false\n";
 
-/// [`LEVELS`] with the test net's path.
-fn levels() -> String {
-    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
-    LEVELS.replace("NET", &net.display().to_string())
-}
+/// The same with the real net (`NET`), by default and with the book.
+const NET_LEVELS: &str = "[levels.net]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\n\n\
+                          [levels.netbook]\nplayer = \"mcts\"\nseed = 5\nthreads = 1\nplayouts = 30\nnet = \"NET\"\nbook = true\n";
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tengen-book-{}-{name}", std::process::id()));
@@ -67,7 +62,7 @@ fn book_openings() -> Vec<String> {
 fn genmove_plays_from_the_book_only_where_it_fits() {
     let dir = scratch("genmove");
     let config = dir.join("engines.toml");
-    std::fs::write(&config, levels()).unwrap();
+    std::fs::write(&config, LEVELS).unwrap();
     let openings = book_openings();
     assert!(!openings.is_empty());
 
@@ -88,8 +83,20 @@ fn genmove_plays_from_the_book_only_where_it_fits() {
     let (_, log) = first_move(&config, "bookless", "7");
     assert!(!log.contains("book: "), "{log}");
     assert!(log.contains("playouts in"), "{log}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
 
-    // With a net the search plays, unless the level asks for the book.
+#[test]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+fn with_a_net_genmove_plays_from_the_book_only_when_the_level_asks() {
+    let dir = scratch("net");
+    let config = dir.join("engines.toml");
+    let net = nets::net(nets::G170).display().to_string();
+    std::fs::write(&config, NET_LEVELS.replace("NET", &net)).unwrap();
+    let openings = book_openings();
     let (_, log) = first_move(&config, "net", "7");
     assert!(!log.contains("book: "), "{log}");
     assert!(log.contains("net search: "), "{log}");

@@ -16,7 +16,7 @@ use std::process::Command;
 /// The levels the game is played at: the plain search with and without `ogs_chat`, and the
 /// search with the test net, with it.
 fn engines_toml() -> PathBuf {
-    let net = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+    let net = common::nets::net(common::nets::G170);
     let text = format!(
         "[levels.quiet]\nplayer = \"mcts\"\nplayouts = 300\nthreads = 1\nbook = false\n\
          [levels.chatty]\nplayer = \"mcts\"\nplayouts = 300\nthreads = 1\nbook = false\n\
@@ -33,6 +33,10 @@ fn engines_toml() -> PathBuf {
 #[cfg_attr(
     not(gtp2ogs_tests),
     ignore = "gtp2ogs not available: set TENGEN_GTP2OGS_DIR, or TENGEN_CLIENT_TESTS=1 to fetch it"
+)]
+#[cfg_attr(
+    all(gtp2ogs_tests, not(test_nets)),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
 )]
 fn gtp2ogs_shows_tengens_variations_and_chats_to_observers() {
     let clients = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/gtp2ogs");

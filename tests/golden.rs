@@ -2,7 +2,8 @@
 //! `mcts` search at a fixed playout count must choose the recorded move and give the top
 //! candidates the recorded visit counts (tests/golden/expected.txt). Any change to the
 //! search, its playouts, priors or patterns changes these numbers, so an accidental change
-//! fails here. A deliberate one regenerates the file:
+//! fails here. The recorded moves are the search's, right or wrong (gtp-scripts/tactics judges
+//! them): this test detects change, not correctness. A deliberate change regenerates the file:
 //!
 //! ```text
 //! TENGEN_BLESS=1 cargo test --release --test golden
@@ -192,7 +193,9 @@ fn seeded_searches_match_the_recorded_moves_and_visits() {
     std::fs::write(&config, LEVEL).unwrap();
     let mut actual = String::from(
         "# Golden searches (tests/golden.rs): position: move played | top candidates and visits.\n\
-         # Regenerate on purpose: TENGEN_BLESS=1 cargo test --release --test golden\n",
+         # Regenerate on purpose: TENGEN_BLESS=1 cargo test --release --test golden\n\
+         # This records what the search plays, right or wrong: it detects change, not correctness\n\
+         # (snapback-b should be A1 or B1, end-dame E5: gtp-scripts/tactics says what is right).\n",
     );
     for position in POSITIONS {
         writeln!(actual, "{}", search(position, &config)).unwrap();

@@ -10,15 +10,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use common::nets::{G170, net};
 use common::{Gtp, tengen_path};
 
+/// A recording of tests/data/nets.
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/nets")
         .join(name)
 }
-
-const NET: &str = "g170-b6c96.bin.gz";
 
 /// One recorded answer: the scalars by name, the policy (NaN where illegal) and pass, the
 /// ownership.
@@ -145,7 +145,13 @@ fn recorded(name: &str) -> Vec<Position> {
 struct Worst(BTreeMap<&'static str, (f64, String)>);
 
 impl Worst {
+    /// Records one difference; a value that is not finite fails at once (its difference would
+    /// compare below any tolerance).
     fn see(&mut self, what: &'static str, ours: f64, theirs: f64, at: &str) {
+        assert!(
+            ours.is_finite() && theirs.is_finite(),
+            "{at}: {what} is {ours} (KataGo's {theirs})"
+        );
         let diff = if what == "whiteScoreSelfplaySq" {
             (ours - theirs).abs() / theirs.abs().max(1.0)
         } else {
@@ -211,7 +217,7 @@ fn compare(ours: &Answer, theirs: &Answer, at: &str, worst: &mut Worst) {
 fn check_recording(name: &str) {
     let positions = recorded(name);
     assert!(!positions.is_empty());
-    let net = data(NET);
+    let net = net(G170);
     let mut gtp = Gtp::spawn(tengen_path(), &["gtp", "--net", net.to_str().unwrap()]);
     let mut worst = Worst::default();
     for position in &positions {
@@ -260,13 +266,27 @@ fn check_recording(name: &str) {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn katagos_numbers_on_the_recorded_positions() {
     check_recording("g170-b6c96.kata-raw-nn.txt");
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn katagos_numbers_with_passes_kos_handicap_sizes_and_every_argument() {
     check_recording("g170-b6c96.extra.kata-raw-nn.txt");
 }
@@ -305,7 +325,8 @@ fn play_with(args: &[&std::ffi::OsStr]) -> (String, Result<String, String>) {
 fn a_file_that_is_not_a_net_is_one_error_line_and_play_goes_on() {
     let dir = std::env::temp_dir().join(format!("tengen-net-test-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
-    let real = fs::read(data(NET)).unwrap();
+    // A gzip stream cut in half, as a download cut short leaves a net.
+    let packed = gzip(&b"trunk 0.25 1.5 -3e-2\n".repeat(10_000));
     // The start of KaTrain's b10c384h6nbttflrs: a transformer net with an RMSNorm trunk.
     let transformer = "b10c384h6nbttflrs\n15\n22\n19\n20.0\n20.0\n20.0\n20.0\n40.0\n0.25\n\
                        150.0\n0\n0\n0\n0\n0\n0\n0\n0\ntrunk\n10\n384\n192\n144\n48\n48\n1\n0\n";
@@ -318,7 +339,7 @@ fn a_file_that_is_not_a_net_is_one_error_line_and_play_goes_on() {
         ),
         (
             "truncated.bin.gz",
-            Some(real[..real.len() / 2].to_vec()),
+            Some(packed[..packed.len() / 2].to_vec()),
             "gzip",
         ),
         (
@@ -398,8 +419,12 @@ fn a_level_whose_net_fails_plays_without_it() {
 }
 
 #[test]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
 fn a_level_with_a_net_answers_kata_raw_nn() {
-    let net = data(NET).display().to_string();
+    let net = net(G170).display().to_string();
     let (stderr, raw, _) = play_level_with_net("ok", &net, |_| {});
     let raw = raw.unwrap_or_else(|e| panic!("{e}: {stderr}"));
     assert!(raw.starts_with("symmetry 0\nwhiteWin "), "{raw}");

@@ -232,15 +232,16 @@ fn katago_on_path_with_its_net_and_config_beside_it_is_what_expert_plays() {
 }
 
 #[test]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
 fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     let home = Home::new("hard-chain");
     let nets = home.config_dir().join("tengen");
     std::fs::create_dir_all(&nets).unwrap();
     let net = nets.join("b6c96.bin.gz");
-    let real_net = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/nets/g170-b6c96.bin.gz"
-    );
+    let real_net = common::nets::net(common::nets::G170);
     std::os::unix::fs::symlink(real_net, &net).unwrap();
     let session = "boardsize 9\ngenmove b\nkata-raw-nn 0\nversion\nquit\n";
     let no_katago = [("PATH", "/usr/bin:/bin")];

@@ -4,6 +4,7 @@
 
 pub mod balancer;
 pub mod clients;
+pub mod nets;
 pub mod pg;
 pub mod temp;
 

@@ -201,8 +201,12 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        not(test_nets),
+        ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+    )]
     fn players_naming_one_file_share_its_net_while_one_holds_it() {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
+        let file = Path::new(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
         let first = load_net(&file).unwrap();
         let second = load_net(&file).unwrap();
         assert!(Arc::ptr_eq(&first, &second));

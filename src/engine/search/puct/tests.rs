@@ -206,9 +206,10 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
     assert_ne!(first, second);
 }
 
+/// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
 fn real_net() -> Arc<Net> {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
-    Arc::new(Net::load(&file).expect("the real net loads"))
+    let file = PathBuf::from(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
+    Arc::new(Net::load(&file).unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS: the nets)")))
 }
 
 fn net_search(visits: u64, threads: usize) -> PuctSearch {
@@ -232,7 +233,14 @@ fn black_move(rows: &[&str], visits: u64, threads: usize) -> String {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_net_search_captures_to_save_its_own_stones() {
     // Black's four stones in atari can only be saved by taking F6 at E6.
     let rows = [
@@ -251,7 +259,14 @@ fn the_net_search_captures_to_save_its_own_stones() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_net_search_saves_three_stones_in_atari() {
     let rows = [
         ".........",
@@ -268,7 +283,14 @@ fn the_net_search_saves_three_stones_in_atari() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn an_analysis_reports_moves_and_the_nets_ownership() {
     let game = Game::from_rows(
         &[
@@ -321,7 +343,14 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut search = net_search(80, 1);
@@ -362,7 +391,14 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn a_search_stops_when_its_tree_has_no_more_room() {
     let game = Game::new(9, Rules::chinese(7.5));
     let mut search = net_search(5_000, 2);
@@ -385,7 +421,14 @@ fn a_search_stops_when_its_tree_has_no_more_room() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
     let settings = SearchSettings {
         threads: 2,
@@ -429,7 +472,14 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
     let game = Game::new(9, Rules::chinese(7.5));
     let request = AnalysisRequest {
@@ -465,7 +515,14 @@ fn unvisited_children_rank_by_prior() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn a_search_out_of_time_plays_the_policys_move() {
     let game = Game::new(9, Rules::chinese(7.5));
     let budget = Budget {
@@ -478,7 +535,14 @@ fn a_search_out_of_time_plays_the_policys_move() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn pondering_leaves_a_tree_for_the_next_move() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
@@ -498,7 +562,14 @@ fn pondering_leaves_a_tree_for_the_next_move() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
     let net = real_net();
     let settings = SearchSettings {
@@ -548,7 +619,14 @@ fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
     let game = two_stone_game();
     let searched = |handicap_komi_set| {
@@ -575,7 +653,14 @@ fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
 }
 
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
     let mut game = two_stone_game();
     let mut search = handicap_search(None);

@@ -44,6 +44,12 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
+fn real_net() -> Net {
+    let file = Path::new(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
+    Net::load(&file).unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS names the nets' directory)"))
+}
+
 /// A text file, gunzipped if its name ends in `.gz`.
 fn read(path: &Path) -> String {
     let bytes = std::fs::read(path).unwrap_or_else(|e| {
@@ -255,39 +261,69 @@ struct MaxErrors {
     ownership: f32,
 }
 
+/// Raises `error` to the difference of `ours` from KataGo's `theirs` (relative to `scale`); a
+/// value that is not finite fails here, as `f32::max` would pass over a NaN.
+fn widen(error: &mut f32, what: &str, ours: f32, theirs: f32, scale: f32) {
+    assert!(
+        ours.is_finite() && theirs.is_finite(),
+        "{what}: ours {ours}, KataGo's {theirs}"
+    );
+    *error = error.max((ours - theirs).abs() / scale);
+}
+
 fn compare(ours: &NetOutput, theirs: &Answer, errors: &mut MaxErrors) {
     assert_eq!(ours.policy.len(), theirs.policy.len());
     for (a, b) in ours.policy.iter().zip(&theirs.policy) {
         assert_eq!(a.is_nan(), b.is_nan(), "illegal points differ");
         if !a.is_nan() {
-            errors.policy = errors.policy.max((a - b).abs());
+            widen(&mut errors.policy, "policy", *a, *b, 1.0);
         }
     }
-    errors.policy = errors
-        .policy
-        .max((ours.policy_pass - theirs.policy_pass).abs());
-    for (a, b) in [
-        (ours.white_win, theirs.white_win),
-        (ours.white_loss, theirs.white_loss),
-        (ours.no_result, theirs.no_result),
-    ] {
-        errors.value = errors.value.max((a - b).abs());
-    }
-    for (a, b) in [
-        (ours.white_lead, theirs.white_lead),
-        (ours.white_score_selfplay, theirs.white_score_selfplay),
-        (ours.var_time_left, theirs.var_time_left),
-        (ours.shortterm_winloss_error, theirs.shortterm_winloss_error),
-        (ours.shortterm_score_error, theirs.shortterm_score_error),
-    ] {
-        errors.score = errors.score.max((a - b).abs());
-    }
-    errors.score_sq_relative = errors.score_sq_relative.max(
-        (ours.white_score_selfplay_sq - theirs.white_score_selfplay_sq).abs()
-            / theirs.white_score_selfplay_sq.abs().max(1.0),
+    widen(
+        &mut errors.policy,
+        "policyPass",
+        ours.policy_pass,
+        theirs.policy_pass,
+        1.0,
     );
+    for (what, a, b) in [
+        ("whiteWin", ours.white_win, theirs.white_win),
+        ("whiteLoss", ours.white_loss, theirs.white_loss),
+        ("noResult", ours.no_result, theirs.no_result),
+    ] {
+        widen(&mut errors.value, what, a, b, 1.0);
+    }
+    for (what, a, b) in [
+        ("whiteLead", ours.white_lead, theirs.white_lead),
+        (
+            "whiteScoreSelfplay",
+            ours.white_score_selfplay,
+            theirs.white_score_selfplay,
+        ),
+        ("varTimeLeft", ours.var_time_left, theirs.var_time_left),
+        (
+            "shorttermWinlossError",
+            ours.shortterm_winloss_error,
+            theirs.shortterm_winloss_error,
+        ),
+        (
+            "shorttermScoreError",
+            ours.shortterm_score_error,
+            theirs.shortterm_score_error,
+        ),
+    ] {
+        widen(&mut errors.score, what, a, b, 1.0);
+    }
+    widen(
+        &mut errors.score_sq_relative,
+        "whiteScoreSelfplaySq",
+        ours.white_score_selfplay_sq,
+        theirs.white_score_selfplay_sq,
+        theirs.white_score_selfplay_sq.abs().max(1.0),
+    );
+    assert_eq!(ours.white_ownership.len(), theirs.white_ownership.len());
     for (a, b) in ours.white_ownership.iter().zip(&theirs.white_ownership) {
-        errors.ownership = errors.ownership.max((a - b).abs());
+        widen(&mut errors.ownership, "ownership", *a, *b, 1.0);
     }
 }
 
@@ -303,9 +339,16 @@ fn within_tolerance(errors: &MaxErrors) {
 /// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
 /// squared score 1%), ownership 2e-3.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn real_net_matches_katago_on_empty_boards() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let net = real_net();
     assert_eq!(net.version(), 8);
     assert!(!net.has_optimism_channel());
     assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
@@ -365,9 +408,16 @@ fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxError
 /// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
 /// answers; the positions evaluated one by one and in batches.
 #[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn real_net_matches_katago_on_every_recorded_position() {
-    let net = Net::load(&data("g170-b6c96.bin.gz")).expect("the real net loads");
+    let net = real_net();
     let records = [
         data("g170-b6c96.kata-raw-nn.txt"),
         data("g170-b6c96.extra.kata-raw-nn.txt"),
