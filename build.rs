@@ -5,8 +5,12 @@
 //! `TENGEN_BUILD_SOURCE` (`tengen --version` prints it) is `commit 1a2b3c4` when the package is
 //! the top of a git work tree, `commit 1a2b3c4, modified` when the files the binary is built from
 //! ([`SOURCES`]) differ from that commit, and `built outside git` otherwise (a crate, a tarball,
-//! no `git`). The script reruns when HEAD moves (its file, the branch's ref, packed refs) and
-//! when a file of [`SOURCES`] changes.
+//! no `git`). The stamp is taken when the script runs, which it does when a file of [`SOURCES`]
+//! changes, not when HEAD moves, since cargo rebuilds the whole crate each time its build
+//! script reruns, whatever it prints (rust-lang/cargo#3404): watching HEAD would rebuild
+//! everything on every commit. A commit that leaves [`SOURCES`] alone keeps the binary and its
+//! stamp, which stays true: the commit it names has the sources the binary was built from
+//! (with `, modified`, those plus changes, still so once the changes are committed).
 //!
 //! Each cfg below switches on one group of tests (they carry
 //! `#[cfg_attr(not(CFG), ignore = "...")]`):
@@ -191,7 +195,7 @@ fn main() {
 }
 
 /// `commit HASH` or `commit HASH, modified` when the package is the top of a git work tree
-/// (which it watches for the next build); `None` outside one or without `git`.
+/// (whose [`SOURCES`] it watches for the next build); `None` outside one or without `git`.
 fn git_source() -> Option<String> {
     let package = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR")?)
         .canonicalize()
@@ -201,14 +205,8 @@ fn git_source() -> Option<String> {
     if top.canonicalize().ok()? != package {
         return None;
     }
-    let mut watched = vec![git(&["rev-parse", "--git-path", "HEAD"])?];
-    if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        watched.extend(git(&["rev-parse", "--git-path", &branch]));
-    }
-    watched.extend(git(&["rev-parse", "--git-path", "packed-refs"]));
-    watched.extend(SOURCES.map(String::from));
     // A missing path would rerun the script on every build.
-    for path in watched.iter().filter(|p| Path::new(p).exists()) {
+    for path in SOURCES.iter().filter(|p| Path::new(p).exists()) {
         println!("cargo::rerun-if-changed={path}");
     }
     let commit = git(&["rev-parse", "--short", "HEAD"])?;

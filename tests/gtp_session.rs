@@ -209,22 +209,47 @@ fn help_and_version() {
         .output()
         .unwrap();
     let version = String::from_utf8_lossy(&version.stdout);
-    // Built in this work tree, the binary names its commit (build.rs); elsewhere it says so.
-    let head = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .ok()
-        .filter(|out| out.status.success())
-        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned());
-    let expected = match head {
-        Some(commit) => format!("tengen {} (commit {commit}", env!("CARGO_PKG_VERSION")),
-        None => format!("tengen {} (built outside git)", env!("CARGO_PKG_VERSION")),
+    // Built in this work tree, the binary names a commit (build.rs) whose sources it was built
+    // from: the work tree's, unless it says `modified`; elsewhere it says so.
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
     };
+    let prefix = format!("tengen {} (", env!("CARGO_PKG_VERSION"));
+    let stamp = version
+        .trim()
+        .strip_prefix(&prefix)
+        .and_then(|rest| rest.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("{version:?} is not {prefix}...)"));
+    if git(&["rev-parse", "--show-toplevel"]).is_none() {
+        assert_eq!(stamp, "built outside git");
+        return;
+    }
+    let (commit, modified) = match stamp.strip_suffix(", modified") {
+        Some(commit) => (commit, true),
+        None => (stamp, false),
+    };
+    let commit = commit.strip_prefix("commit ").expect("a commit");
     assert!(
-        version.starts_with(&expected),
-        "{version:?} is not {expected:?}..."
+        git(&["cat-file", "-e", &format!("{commit}^{{commit}}")]).is_some(),
+        "{stamp}"
     );
+    if !modified {
+        let sources = [
+            "src",
+            "book",
+            "engines.toml",
+            "build.rs",
+            "Cargo.toml",
+            "Cargo.lock",
+        ];
+        let same = git(&[&["diff", "--quiet", commit, "--"][..], &sources].concat());
+        assert!(same.is_some(), "{stamp}: the sources are not that commit's");
+    }
 }
 
 #[test]
