@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI: builds the .deb (tools/build-deb.sh, in the release profile unless a profile is given:
 # the dist profile's LTO build is too slow for CI), installs it with dpkg -i, plays a short GTP
-# game with /usr/bin/tengen, checks the version, man page, completions, example config and
-# systemd unit (installed, not enabled) are in place, then removes the package again, checks
-# it is gone, and purges it. Installs cargo-deb when it is missing. Run as root (or with sudo at hand).
+# game with /usr/bin/tengen, checks the version, man page, completions, example config,
+# systemd unit (installed, not enabled), copyright, licenses and maintainer are in place, then
+# removes the package again, checks it is gone, and purges it. Installs cargo-deb when it is
+# missing. Run as root (or with sudo at hand).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,14 @@ bash -c 'source /usr/share/bash-completion/completions/tengen && complete -p ten
     fail "the bash completion defines no completion for tengen"
 grep -q '^#compdef tengen' /usr/share/zsh/vendor-completions/_tengen || fail "no zsh completion"
 grep -q '^complete -c tengen' /usr/share/fish/vendor_completions.d/tengen.fish || fail "no fish completion"
+# The copyright file names the holder and both licenses; the Apache text is beside it.
+copyright=/usr/share/doc/tengen/copyright
+grep -q '^Copyright: The tengen developers$' "$copyright" || fail "$copyright names no holder"
+grep -q '^License: MIT OR Apache-2.0$' "$copyright" || fail "$copyright names no license"
+grep -q '^Permission is hereby granted' "$copyright" || fail "$copyright holds no MIT text"
+grep -q 'Apache License' /usr/share/doc/tengen/LICENSE-APACHE || fail "no Apache-2.0 text"
+[ "$(dpkg-query -W -f '${Maintainer}' tengen)" = "The tengen developers" ] ||
+    fail "the maintainer is not The tengen developers"
 /usr/bin/tengen config --config /usr/share/doc/tengen/examples/engines.toml >/dev/null ||
     fail "the example engines.toml does not load"
 unit=/usr/lib/systemd/system/tengen-serve.service

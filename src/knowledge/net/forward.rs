@@ -4,6 +4,7 @@
 //! (`nneval.cpp`) into a [`NetOutput`] from White's view.
 
 pub mod conv;
+mod matmul;
 mod ops;
 mod output;
 pub mod symmetry;
@@ -318,7 +319,7 @@ impl Net {
             &mut s.unrolled,
         );
         let per_board = sized(&mut s.per_board, boards * c);
-        conv::matmul(
+        matmul::matmul(
             global,
             &m.trunk.initial_matmul.weights,
             per_board,
@@ -361,7 +362,7 @@ impl Net {
         let pooled = sized(&mut s.pooled, boards * 3 * g1c);
         ops::pool(g1, boards, area, g1c, pooled);
         let per_board = sized(&mut s.per_board, boards * p1c);
-        conv::matmul(
+        matmul::matmul(
             pooled,
             &ph.gpool_to_bias.weights,
             per_board,
@@ -384,7 +385,7 @@ impl Net {
         );
         let mut pass = vec![0.0; boards * pc];
         match &ph.pass_extra {
-            None => conv::matmul(
+            None => matmul::matmul(
                 pooled,
                 &ph.pass_mul.weights,
                 &mut pass,
@@ -395,7 +396,7 @@ impl Net {
             ),
             Some((bias, act, mul2)) => {
                 let hidden = sized(&mut s.per_board, boards * p1c);
-                conv::matmul(
+                matmul::matmul(
                     pooled,
                     &ph.pass_mul.weights,
                     hidden,
@@ -405,7 +406,7 @@ impl Net {
                     false,
                 );
                 ops::bias_act(hidden, bias, *act);
-                conv::matmul(hidden, &mul2.weights, &mut pass, boards, p1c, pc, false);
+                matmul::matmul(hidden, &mul2.weights, &mut pass, boards, p1c, pc, false);
             }
         }
 
@@ -419,14 +420,14 @@ impl Net {
         ops::pool_value(v1, boards, area, v1c, pooled);
         let v2c = vh.v2.out_channels;
         let v2 = sized(&mut s.per_board, boards * v2c);
-        conv::matmul(pooled, &vh.v2.weights, v2, boards, 3 * v1c, v2c, false);
+        matmul::matmul(pooled, &vh.v2.weights, v2, boards, 3 * v1c, v2c, false);
         ops::bias_act(v2, &vh.v2_bias, vh.v2_act);
         let mut value = vec![0.0; boards * 3];
-        conv::matmul(v2, &vh.v3.weights, &mut value, boards, v2c, 3, false);
+        matmul::matmul(v2, &vh.v3.weights, &mut value, boards, v2c, 3, false);
         ops::bias_act(&mut value, &vh.v3_bias, super::model::Activation::Identity);
         let sc = vh.sv3.out_channels;
         let mut score = vec![0.0; boards * sc];
-        conv::matmul(v2, &vh.sv3.weights, &mut score, boards, v2c, sc, false);
+        matmul::matmul(v2, &vh.sv3.weights, &mut score, boards, v2c, sc, false);
         ops::bias_act(&mut score, &vh.sv3_bias, super::model::Activation::Identity);
         let mut ownership = vec![0.0; points];
         conv::conv2d(
@@ -510,7 +511,7 @@ fn run_blocks(
                 ops::pool(g, boards, area, gc, pool_out);
                 let mc = regular.out_channels;
                 let bias = sized(per_board, boards * mc);
-                conv::matmul(
+                matmul::matmul(
                     pool_out,
                     &gpool_to_bias.weights,
                     bias,

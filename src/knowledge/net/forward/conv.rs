@@ -1,57 +1,10 @@
-//! The matrix work of the forward pass: convolutions on NHWC boards and plain matrix products,
-//! both through `gemm`. Everything else in the pass is elementwise; a faster kernel (Winograd,
-//! fused activations) replaces these two functions without touching the rest.
+//! Same-padded convolutions on NHWC boards: 1x1 as one matrix product, 3x3 by Winograd's
+//! transform where there are tiles enough to pay for it, any other kernel unrolled into a matrix
+//! product.
 
+use super::matmul::matmul;
 use super::winograd;
 use crate::knowledge::net::model::Conv;
-
-/// `out (+)= a * b` for row-major `a` (`m x k`), `b` (`k x n`) and `out` (`m x n`): added to
-/// `out` when `accumulate`, written over it otherwise.
-pub fn matmul(
-    a: &[f32],
-    b: &[f32],
-    out: &mut [f32],
-    m: usize,
-    k: usize,
-    n: usize,
-    accumulate: bool,
-) {
-    assert!(a.len() >= m * k && b.len() >= k * n && out.len() >= m * n);
-    if m == 0 || n == 0 {
-        return;
-    }
-    if k == 0 {
-        if !accumulate {
-            out[..m * n].fill(0.0);
-        }
-        return;
-    }
-    // SAFETY: the three matrices lie within their slices (asserted above) with the strides
-    // given: row-major, unit column stride; `out` does not alias `a` or `b` (a `&mut`).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            out.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            if accumulate { 1.0 } else { 0.0 },
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
 
 /// A same-padded convolution of `batch` boards of `size x size`, NHWC: `input` holds
 /// `batch * size * size * conv.in_channels` values, `out` gets `... * conv.out_channels` (added
@@ -147,30 +100,6 @@ const UNROLLED_BYTES: usize = 1 << 20;
 mod tests {
     use super::*;
 
-    #[test]
-    fn matmul_multiplies_and_accumulates() {
-        // [1 2; 3 4] * [5 6; 7 8] = [19 22; 43 50]
-        let a = [1.0, 2.0, 3.0, 4.0];
-        let b = [5.0, 6.0, 7.0, 8.0];
-        let mut out = [100.0; 4];
-        matmul(&a, &b, &mut out, 2, 2, 2, false);
-        assert_eq!(out, [19.0, 22.0, 43.0, 50.0]);
-        matmul(&a, &b, &mut out, 2, 2, 2, true);
-        assert_eq!(out, [38.0, 44.0, 86.0, 100.0]);
-        // A row vector times a 2x3 matrix.
-        let mut row = [0.0; 3];
-        matmul(
-            &[1.0, -1.0],
-            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-            &mut row,
-            1,
-            2,
-            3,
-            false,
-        );
-        assert_eq!(row, [-3.0, -3.0, -3.0]);
-    }
-
     /// A 3x3 kernel on a 3x3 board, one channel in and two out, against sums done by hand.
     #[test]
     fn conv3x3_pads_with_zeros() {
@@ -233,5 +162,61 @@ mod tests {
         };
         conv2d(&input, 2, 2, &conv, &mut out, false, &mut Vec::new());
         assert_eq!(out, [1.0, 0.0, 1.0, 0.0, 3.0, 0.0, 3.0, 0.0]);
+    }
+
+    /// Winograd's 3x3 against the direct convolution on random boards of every size from 1 to 19 (tiles cut
+    /// by the edge included), batches of one and three, written and accumulated.
+    #[test]
+    fn winograd_matches_the_direct_convolution() {
+        let mut state = 0x1234_5678_u64;
+        let mut rand = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        };
+        let (ic, oc) = (5, 3);
+        let weights: Vec<f32> = (0..9 * ic * oc).map(|_| rand()).collect();
+        let transformed = winograd::transform_kernel(&weights, ic, oc);
+        let conv = Conv {
+            ksize: 3,
+            in_channels: ic,
+            out_channels: oc,
+            weights,
+            transformed: Vec::new(),
+        };
+        for size in 1..=19 {
+            for batch in [1, 3] {
+                let input: Vec<f32> = (0..batch * size * size * ic).map(|_| rand()).collect();
+                let start: Vec<f32> = (0..batch * size * size * oc).map(|_| rand()).collect();
+                for accumulate in [false, true] {
+                    let mut direct = start.clone();
+                    conv2d(
+                        &input,
+                        batch,
+                        size,
+                        &conv,
+                        &mut direct,
+                        accumulate,
+                        &mut Vec::new(),
+                    );
+                    let mut fast = start.clone();
+                    winograd::conv3x3(
+                        &input,
+                        batch,
+                        size,
+                        &transformed,
+                        ic,
+                        oc,
+                        &mut fast,
+                        accumulate,
+                        &mut Vec::new(),
+                    );
+                    for (d, f) in direct.iter().zip(&fast) {
+                        assert!((d - f).abs() < 1e-4, "size {size}: {d} vs {f}");
+                    }
+                }
+            }
+        }
     }
 }

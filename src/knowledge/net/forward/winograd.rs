@@ -2,7 +2,7 @@
 //! backend uses them): each 4x4 block of outputs from a 6x6 tile of inputs with 36
 //! multiplications per input-output channel pair instead of 144, as 36 matrix products.
 
-use super::conv::matmul;
+use super::matmul::matmul;
 
 /// Outputs per tile side.
 const OUT: usize = 4;
@@ -210,69 +210,6 @@ pub fn conv3x3(
                         } else {
                             dst.copy_from_slice(val);
                         }
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::knowledge::net::forward::conv::conv2d;
-    use crate::knowledge::net::model::Conv;
-
-    /// Against the direct convolution on random boards of every size from 1 to 19 (tiles cut
-    /// by the edge included), batches of one and three, written and accumulated.
-    #[test]
-    fn winograd_matches_the_direct_convolution() {
-        let mut state = 0x1234_5678_u64;
-        let mut rand = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        };
-        let (ic, oc) = (5, 3);
-        let weights: Vec<f32> = (0..9 * ic * oc).map(|_| rand()).collect();
-        let transformed = transform_kernel(&weights, ic, oc);
-        let conv = Conv {
-            ksize: 3,
-            in_channels: ic,
-            out_channels: oc,
-            weights,
-            transformed: Vec::new(),
-        };
-        for size in 1..=19 {
-            for batch in [1, 3] {
-                let input: Vec<f32> = (0..batch * size * size * ic).map(|_| rand()).collect();
-                let start: Vec<f32> = (0..batch * size * size * oc).map(|_| rand()).collect();
-                for accumulate in [false, true] {
-                    let mut direct = start.clone();
-                    conv2d(
-                        &input,
-                        batch,
-                        size,
-                        &conv,
-                        &mut direct,
-                        accumulate,
-                        &mut Vec::new(),
-                    );
-                    let mut fast = start.clone();
-                    conv3x3(
-                        &input,
-                        batch,
-                        size,
-                        &transformed,
-                        ic,
-                        oc,
-                        &mut fast,
-                        accumulate,
-                        &mut Vec::new(),
-                    );
-                    for (d, f) in direct.iter().zip(&fast) {
-                        assert!((d - f).abs() < 1e-4, "size {size}: {d} vs {f}");
                     }
                 }
             }
