@@ -207,8 +207,16 @@ mod tests {
     )]
     fn players_naming_one_file_share_its_net_while_one_holds_it() {
         let file = Path::new(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
-        let first = load_net(&file).unwrap();
-        let second = load_net(&file).unwrap();
+        let loads = || {
+            load_net(&file).unwrap_or_else(|| {
+                panic!(
+                    "{} does not load (TENGEN_TEST_NETS names the nets' directory)",
+                    file.display()
+                )
+            })
+        };
+        let first = loads();
+        let second = loads();
         assert!(Arc::ptr_eq(&first, &second));
         let weak = Arc::downgrade(&first);
         drop((first, second));

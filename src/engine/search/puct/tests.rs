@@ -209,7 +209,10 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
 /// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
 fn real_net() -> Arc<Net> {
     let file = PathBuf::from(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
-    Arc::new(Net::load(&file).unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS: the nets)")))
+    Arc::new(
+        Net::load(&file)
+            .unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS names the nets' directory)")),
+    )
 }
 
 fn net_search(visits: u64, threads: usize) -> PuctSearch {
