@@ -100,7 +100,7 @@ pub struct ExternalLevel {
     pub only_if_present: Option<bool>,
 }
 
-/// The most `move_timeout_ms`: a day, the longest clock time tengen takes.
+/// The most `move_timeout_ms`: a day, the longest think time tengen takes from outside.
 const MAX_MOVE_TIMEOUT_MS: u64 = 86_400_000;
 
 /// An external engine: `[engines.NAME]`.
