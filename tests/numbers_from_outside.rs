@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use common::{Gtp, tengen_path};
 use tengen::engine::search::time_for_move;
 use tengen::rules::board::{Color, Move};
-use tengen::rules::game::clock::{Clock, TimeSystem};
+use tengen::rules::game::clock::{Clock, MAX_THINK, MoveTime, TimeSystem};
 use tengen::rules::game::{Game, Rules};
 
 /// tengen at the `mcts` level (a search, which takes the clock's deadline; few playouts, so
@@ -61,11 +61,11 @@ fn move_time(clock: &Clock, game: &Game, color: Color) -> String {
 /// What a time command should do to the clock.
 type ClockChange<'a> = &'a dyn Fn(&mut Clock);
 
-/// Every clock time above a day (or not finite) is `? syntax error`, the clock is left as it
+/// Every clock time above a year (or not finite) is `? syntax error`, the clock is left as it
 /// was (the next move gets the time the clock set before gives), and the next genmove of a
 /// search answers with a move; a day is taken, and the search still answers.
 #[test]
-fn clock_times_are_at_most_a_day() {
+fn clock_times_are_at_most_a_year() {
     let mut before = Clock::default();
     before.set_system(TimeSystem::Canadian {
         main: 120.0,
@@ -78,7 +78,7 @@ fn clock_times_are_at_most_a_day() {
         "time_settings 1e21 0 0",
         "time_settings 5e20 0 0",
         "time_settings 0 1e300 1",
-        "time_settings 86401 0 0",
+        "time_settings 31536001 0 0",
         "time_settings nan 0 0",
         "kgs-time_settings absolute 1e300",
         "kgs-time_settings byoyomi 0 1e300 1",
@@ -147,6 +147,44 @@ fn clock_times_are_at_most_a_day() {
     }
     assert_eq!(engine.quit(), Some(0));
     assert_eq!(move_times(&log), expected);
+}
+
+/// A correspondence game on OGS as gtp2ogs sends it (a week of main time, then five periods
+/// of a day; Fischer of three days, a day a move, a week at most): every setting is taken,
+/// and each move, in main time or in the day-long period, thinks [`MAX_THINK`], not days.
+#[test]
+fn a_correspondence_clock_is_taken_and_a_move_thinks_max_think() {
+    let (mut engine, log) = searching_engine("correspondence");
+    let settings = [
+        // With kgs-time_settings, which tengen lists: main time, then the last periods.
+        &[
+            "kgs-time_settings byoyomi 604800 86400 5",
+            "time_left black 604000 0",
+            "time_left white 604700 0",
+        ][..],
+        &["time_left black 86000 5"],
+        &["time_left black 3600 1"],
+        // Without: the periods as Canadian ones of one stone, all but one in main time.
+        &["time_settings 950400 86400 1", "time_left black 950000 0"],
+        &[
+            "kata-time_settings fischer-capped 259200 86400 604800 -1",
+            "time_left black 259200 0",
+        ],
+    ];
+    for commands in settings {
+        for command in commands {
+            engine.ok(command);
+        }
+        let answer = engine.ok("genmove b");
+        assert!(Move::parse(&answer, 9).is_ok(), "{commands:?}: {answer}");
+        engine.ok("undo");
+    }
+    assert_eq!(engine.quit(), Some(0));
+    let think = Some(MoveTime {
+        target: MAX_THINK,
+        max: MAX_THINK,
+    });
+    assert_eq!(move_times(&log), vec![format!("{think:?}"); settings.len()]);
 }
 
 /// A scratch directory of this test process.

@@ -100,7 +100,7 @@ pub struct ExternalLevel {
     pub only_if_present: Option<bool>,
 }
 
-/// The most `move_timeout_ms`: a day, the longest clock time tengen takes.
+/// The most `move_timeout_ms`: a day, the longest think time tengen takes from outside.
 const MAX_MOVE_TIMEOUT_MS: u64 = 86_400_000;
 
 /// An external engine: `[engines.NAME]`.
@@ -863,27 +863,34 @@ mod tests {
 
     #[test]
     fn values_are_checked_and_reported_at_their_line() {
-        let error = |text: &str| parse(text).unwrap_err().to_string();
-        let e = error("# levels\n[levels.x]\nplayer = \"mcts\"\n\nplayouts = -5\n");
-        assert!(
-            e.contains("levels.x.playouts:") && e.ends_with("(line 5)"),
-            "{e}"
-        );
-        let e = error("[levels]\nx = { player = \"mcts\", threads = 5000 }\n");
-        assert!(
-            e.contains("levels.x.threads: must be from 0 to 1024") && e.ends_with("(line 2)"),
-            "{e}"
-        );
-        let e = error("[levels.x]\nplayer = \"mcts\"\nexploration = nan\n");
-        assert!(
-            e.contains("levels.x.exploration") && e.ends_with("(line 3)"),
-            "{e}"
-        );
-        let e = error("[levels.x]\nseed = 1\n");
-        assert!(
-            e.contains("levels.x: missing field `player` (line 1)"),
-            "{e}"
-        );
+        for (text, key, line) in [
+            (
+                "# levels\n[levels.x]\nplayer = \"mcts\"\n\nplayouts = -5\n",
+                "levels.x.playouts:",
+                5,
+            ),
+            (
+                "[levels]\nx = { player = \"mcts\", threads = 5000 }\n",
+                "levels.x.threads: must be from 0 to 1024",
+                2,
+            ),
+            (
+                "[levels.x]\nplayer = \"mcts\"\nexploration = nan\n",
+                "levels.x.exploration",
+                3,
+            ),
+            (
+                "[levels.x]\nseed = 1\n",
+                "levels.x: missing field `player`",
+                1,
+            ),
+        ] {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(
+                e.contains(key) && e.ends_with(&format!("(line {line})")),
+                "{e}"
+            );
+        }
         let ok = parse(
             "[levels.x]\nplayer = \"mcts\"\nplayouts = 1000000000\nthreads = 1024\nresign_threshold = 0.5\n",
         );

@@ -997,22 +997,20 @@ mod tests {
 
     #[test]
     fn error_messages_say_what_is_wrong() {
-        assert_eq!(
-            load_err("(;SZ[9];B[ee];W[ee])").to_string(),
-            "move 2 (white E5) is illegal: point is occupied"
-        );
-        assert_eq!(
-            load_err("(;SZ[9];B[jj])").to_string(),
-            "B[jj] is off the 9x9 board"
-        );
-        assert_eq!(
-            load_err("(;KM[x])").to_string(),
-            "cannot read the property KM[x]"
-        );
-        assert_eq!(
-            load_err("(;SZ[9:7])").to_string(),
-            "unsupported board size 9x7 (square boards from 2 to 25)"
-        );
+        for (sgf, message) in [
+            (
+                "(;SZ[9];B[ee];W[ee])",
+                "move 2 (white E5) is illegal: point is occupied",
+            ),
+            ("(;SZ[9];B[jj])", "B[jj] is off the 9x9 board"),
+            ("(;KM[x])", "cannot read the property KM[x]"),
+            (
+                "(;SZ[9:7])",
+                "unsupported board size 9x7 (square boards from 2 to 25)",
+            ),
+        ] {
+            assert_eq!(load_err(sgf).to_string(), message, "{sgf}");
+        }
     }
 
     #[test]

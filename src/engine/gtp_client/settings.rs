@@ -29,7 +29,7 @@ impl TimeCommands {
 
 /// Seconds as `kata-time_settings` and `time_left` take a fraction: floored to a tenth.
 fn tenths(seconds: f64) -> String {
-    let tenths = (seconds.clamp(0.0, Seconds::MAX) * 10.0).floor() / 10.0;
+    let tenths = (seconds.clamp(0.0, Seconds::MAX_CLOCK) * 10.0).floor() / 10.0;
     format!("{tenths}")
 }
 
@@ -101,7 +101,7 @@ pub fn time_left(
     seconds: f64,
     count: u32,
 ) -> String {
-    let whole = |s: f64| s.clamp(0.0, Seconds::MAX).floor() as u64;
+    let whole = |s: f64| s.clamp(0.0, Seconds::MAX_CLOCK).floor() as u64;
     match system {
         TimeSystem::Fischer { .. } if takes.kata_fischer => {
             format!("time_left {c} {} 0", tenths(seconds))
@@ -179,6 +179,17 @@ mod tests {
         let left = |seconds, count| time_left(byoyomi, plain, Color::White, seconds, count);
         assert_eq!(left(12.7, 3), "time_left white 12 3");
         assert_eq!(left(0.0, 0), "time_left white 0 0");
+        // A correspondence clock goes on as it is: days of main time, a day a period.
+        let week = TimeSystem::Byoyomi {
+            main: 604_800.0,
+            period: 86_400.0,
+            periods: 5,
+        };
+        assert_eq!(
+            time_settings(week, kgs),
+            "kgs-time_settings byoyomi 604800 86400 5"
+        );
+        assert_eq!(left(200_000.4, 0), "time_left white 200000 0");
         // Numbers no clock holds give commands, not a panic.
         for wild in [f64::NAN, f64::INFINITY, -1e300] {
             let system = TimeSystem::Byoyomi {

@@ -762,9 +762,9 @@ fn parse_color(text: &str) -> Result<Color, GtpError> {
     text.parse().map_err(|_| GtpError::Syntax)
 }
 
-/// A time in seconds: see [`Seconds`] (0 to a day).
+/// A clock time in seconds: see [`Seconds::parse_clock`] (0 to a year).
 fn seconds(text: &str) -> Result<f64, GtpError> {
-    Seconds::parse(text)
+    Seconds::parse_clock(text)
         .map(Seconds::get)
         .ok_or(GtpError::Syntax)
 }

@@ -13,7 +13,7 @@ const MAX_COUNT: u32 = 1_000_000;
 /// Parses `kata-time_settings KIND ARGS...`: `none`, `absolute MAIN`, `byoyomi MAIN PERIOD
 /// PERIODS`, `canadian MAIN PERIOD STONES`, `fischer MAIN INCREMENT` or `fischer-capped MAIN
 /// INCREMENT MAX_MAIN MAX_MOVE` (a negative cap: none). Times are seconds, fractions allowed,
-/// 0 to a day; as in KataGo, byo-yomi with no periods and Canadian with no stones are
+/// 0 to a year ([`Seconds::MAX_CLOCK`]); as in KataGo, byo-yomi with no periods and Canadian with no stones are
 /// absolute time, and Canadian with a period but no stones no limit. A wrong kind, count or
 /// number is refused with what was expected.
 pub fn parse_kata_time_settings(args: &[String]) -> Result<TimeSystem, GtpError> {
@@ -88,20 +88,20 @@ pub fn parse_kata_time_settings(args: &[String]) -> Result<TimeSystem, GtpError>
     Ok(system)
 }
 
-/// A time argument: seconds from 0 to a day.
+/// A time argument: seconds from 0 to a year.
 fn seconds(text: &str, what: &str) -> Result<f64, GtpError> {
-    Seconds::parse(text).map(Seconds::get).ok_or_else(|| {
+    Seconds::parse_clock(text).map(Seconds::get).ok_or_else(|| {
         GtpError::Argument(format!(
             "{what} must be seconds from 0 to {}, got `{text}`",
-            Seconds::MAX
+            Seconds::MAX_CLOCK
         ))
     })
 }
 
-/// A cap: seconds from 0 to a day, or a negative number (down to minus a day) for none.
+/// A cap: seconds from 0 to a year, or a negative number (down to minus a year) for none.
 fn cap(text: &str, what: &str) -> Result<Option<f64>, GtpError> {
     match text.trim().parse::<f64>() {
-        Ok(x) if (-Seconds::MAX..0.0).contains(&x) => Ok(None),
+        Ok(x) if (-Seconds::MAX_CLOCK..0.0).contains(&x) => Ok(None),
         _ => seconds(text, &format!("{what} (negative: none)")).map(Some),
     }
 }
@@ -185,6 +185,20 @@ mod tests {
                 "fischer-capped 60 5 60 -86400",
                 fischer(60.0, 5.0, Some(60.0), None),
             ),
+            // OGS's correspondence clocks, as gtp2ogs sends them: days of main time, a day
+            // a period or a move, a week at most in hand.
+            (
+                "byoyomi 604800 86400 5",
+                TimeSystem::Byoyomi {
+                    main: 604_800.0,
+                    period: 86_400.0,
+                    periods: 5,
+                },
+            ),
+            (
+                "fischer-capped 259200 86400 604800 -1",
+                fischer(259_200.0, 86_400.0, Some(604_800.0), None),
+            ),
         ];
         for (line, wanted) in cases {
             assert_eq!(parse(line), Ok(wanted), "{line}");
@@ -204,7 +218,7 @@ mod tests {
                 "takes MAIN INCREMENT MAX_MAIN MAX_MOVE",
             ),
             ("absolute -1", "main time must be seconds"),
-            ("absolute 86401", "main time must be seconds"),
+            ("absolute 31536001", "main time must be seconds"),
             ("fischer 60 nan", "increment must be seconds"),
             ("byoyomi 60 inf 5", "period must be seconds"),
             ("byoyomi 60 30 -1", "periods must be a whole number"),

@@ -32,8 +32,8 @@ pub enum TimeControl {
 impl TimeControl {
     /// Parses `MAIN`, `MAIN+BYO/STONES` (Canadian byo-yomi, e.g. `60+10/5`, `0+5/1`) or
     /// `MAIN+INCf` (Fischer: `INC` seconds added after each move, e.g. `60+5f`) with an
-    /// optional cap on the time held, `MAIN+INCf,MAX` (`60+5f,120`); seconds as GTP's time
-    /// commands take them, at most a day (see [`Seconds`]).
+    /// optional cap on the time held, `MAIN+INCf,MAX` (`60+5f,120`); seconds, fractions
+    /// allowed, at most a day ([`Seconds::MAX`]).
     pub fn parse(text: &str) -> Result<TimeControl, String> {
         let bad = || {
             format!(

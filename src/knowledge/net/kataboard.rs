@@ -268,20 +268,8 @@ impl KataBoard {
             self.colors[l] == EMPTY
                 || (self.colors[l] == opp && captured[..num_captured].contains(&self.head(l)))
         };
-        let mut connecting = [NULL_LOC; 4];
-        let mut num_connecting = 0;
-        for dir in 0..4 {
-            let adj = self.at(loc, dir);
-            if self.colors[adj] != pla {
-                continue;
-            }
-            let head = self.head(adj);
-            if connecting[..num_connecting].contains(&head) {
-                continue;
-            }
-            connecting[num_connecting] = head;
-            num_connecting += 1;
-            let mut cur = adj;
+        for head in self.adjacent_heads(loc, pla) {
+            let mut cur = head;
             loop {
                 for k in 0..4 {
                     let lib = self.at(cur, k);
@@ -294,12 +282,26 @@ impl KataBoard {
                     }
                 }
                 cur = self.next_in_chain[cur] as usize;
-                if cur == adj {
+                if cur == head {
                     break;
                 }
             }
         }
         num_libs
+    }
+
+    /// The heads of the strings of `pla` next to `loc`, each once.
+    fn adjacent_heads(&self, loc: usize, pla: u8) -> impl Iterator<Item = usize> + use<> {
+        let mut heads = [NULL_LOC; 4];
+        let mut num_heads = 0;
+        for dir in 0..4 {
+            let adj = self.at(loc, dir);
+            if self.colors[adj] == pla && !heads[..num_heads].contains(&self.head(adj)) {
+                heads[num_heads] = self.head(adj);
+                num_heads += 1;
+            }
+        }
+        heads.into_iter().take(num_heads)
     }
 
     /// Whether the empty `loc` touches the string whose head is `head`.
@@ -370,18 +372,20 @@ impl KataBoard {
     }
 
     fn change_surrounding_liberties(&mut self, loc: usize, pla: u8, delta: i32) {
-        let mut seen = [NULL_LOC; 4];
-        for dir in 0..4 {
-            let adj = self.at(loc, dir);
-            if self.colors[adj] != pla {
-                continue;
-            }
-            let head = self.head(adj);
-            if seen[..dir].contains(&head) {
-                continue;
-            }
-            seen[dir] = head;
+        for head in self.adjacent_heads(loc, pla) {
             self.num_liberties[head] = (self.num_liberties[head] as i32 + delta) as u16;
+        }
+    }
+
+    /// Gives every stone of the string at `loc` the head `head`.
+    fn set_chain_head(&mut self, loc: usize, head: usize) {
+        let mut cur = loc;
+        loop {
+            self.chain_head[cur] = head as u16;
+            cur = self.next_in_chain[cur] as usize;
+            if cur == loc {
+                break;
+            }
         }
     }
 
@@ -569,14 +573,7 @@ impl KataBoard {
             let mut head = self.head(loc);
             if head == loc {
                 let new_head = self.next_in_chain[loc] as usize;
-                let mut cur = loc;
-                loop {
-                    self.chain_head[cur] = new_head as u16;
-                    cur = self.next_in_chain[cur] as usize;
-                    if cur == loc {
-                        break;
-                    }
-                }
+                self.set_chain_head(loc, new_head);
                 self.num_locs[new_head] = self.num_locs[head];
                 self.num_liberties[new_head] = self.num_liberties[head];
                 head = new_head;
@@ -596,14 +593,7 @@ impl KataBoard {
             self.num_liberties[head] = (self.num_liberties[head] as i32 + delta) as u16;
             self.num_locs[head] -= 1;
         } else {
-            let mut cur = loc;
-            loop {
-                self.chain_head[cur] = NULL_LOC as u16;
-                cur = self.next_in_chain[cur] as usize;
-                if cur == loc {
-                    break;
-                }
-            }
+            self.set_chain_head(loc, NULL_LOC);
             for dir in 0..4 {
                 let adj = self.at(loc, dir);
                 if self.colors[adj] == record.pla && self.head(adj) == NULL_LOC {

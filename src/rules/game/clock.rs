@@ -16,32 +16,56 @@ const MAX_EXTENSION: f64 = 3.0;
 /// Main time held back for each move still to come: the least even a quick move costs.
 const PER_MOVE_OVERHEAD: f64 = 0.02;
 
-/// Seconds of clock time from outside (a GTP time command, `tengen match --time`): a finite
-/// number from 0 to [`Seconds::MAX`], so that no time sum, `Duration` or deadline built from it
-/// can overflow.
+/// The most one move thinks, whatever the clock gives: five minutes. Live games seldom give a
+/// move more; a correspondence clock (days of main time, a day-long byo-yomi) always does, and
+/// a move there thinks this long, not for days (as KataGo's `maxTime` caps a move).
+pub const MAX_THINK: Duration = Duration::from_secs(300);
+
+/// Seconds from outside (a GTP time command, a think time, `tengen match --time`): a finite
+/// number from 0 to [`Seconds::MAX_CLOCK`], so that no time sum, `Duration` or deadline built
+/// from it can overflow.
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd)]
 pub struct Seconds(f64);
 
 impl Seconds {
-    /// The most clock time taken: one day (86,400 s), more than any game over GTP gives a side.
+    /// The most a time other than a game clock takes (a think time, a timeout, a match's
+    /// clock): one day (86,400 s).
     pub const MAX: f64 = 86_400.0;
+
+    /// The most a game clock from a controller takes (`time_settings`, `kgs-time_settings`,
+    /// `kata-time_settings`, `time_left`): a year (365 days), more than a correspondence game
+    /// on OGS gives a side (gtp2ogs sends its days of main time and a day-long byo-yomi as
+    /// they are).
+    pub const MAX_CLOCK: f64 = 365.0 * 86_400.0;
 
     /// `seconds`, when finite and from 0 to [`Seconds::MAX`].
     pub fn new(seconds: f64) -> Option<Seconds> {
-        (seconds.is_finite() && (0.0..=Seconds::MAX).contains(&seconds)).then_some(Seconds(seconds))
+        Seconds::within(seconds, Seconds::MAX)
     }
 
-    /// `text` as seconds (`300`, `2.5`); `None` when it is no number or out of range.
+    /// `seconds`, when finite and from 0 to `max`.
+    fn within(seconds: f64, max: f64) -> Option<Seconds> {
+        (seconds.is_finite() && (0.0..=max).contains(&seconds)).then_some(Seconds(seconds))
+    }
+
+    /// `text` as seconds (`300`, `2.5`); `None` when it is no number or out of range (more
+    /// than [`Seconds::MAX`]).
     pub fn parse(text: &str) -> Option<Seconds> {
         Seconds::new(text.trim().parse().ok()?)
     }
 
-    /// `text` as the seconds a `time_left` reports: as [`Seconds::parse`], but a negative
-    /// number (older controllers send one when the clock ran out) is zero.
+    /// `text` as the seconds of a game clock's setting: as [`Seconds::parse`], up to
+    /// [`Seconds::MAX_CLOCK`].
+    pub fn parse_clock(text: &str) -> Option<Seconds> {
+        Seconds::within(text.trim().parse().ok()?, Seconds::MAX_CLOCK)
+    }
+
+    /// `text` as the seconds a `time_left` reports: as [`Seconds::parse_clock`], but a
+    /// negative number (older controllers send one when the clock ran out) is zero.
     pub fn parse_left(text: &str) -> Option<Seconds> {
         let seconds: f64 = text.trim().parse().ok()?;
         let ran_out = seconds.is_finite() && seconds < 0.0;
-        Seconds::new(if ran_out { 0.0 } else { seconds })
+        Seconds::within(if ran_out { 0.0 } else { seconds }, Seconds::MAX_CLOCK)
     }
 
     /// The number of seconds.
@@ -51,12 +75,12 @@ impl Seconds {
 }
 
 /// `seconds` as a `Duration`, whatever the number: NaN and negatives are zero, more than
-/// [`Seconds::MAX`] is that.
+/// [`Seconds::MAX_CLOCK`] is that.
 fn duration(seconds: f64) -> Duration {
     if seconds.is_nan() {
         return Duration::ZERO;
     }
-    Duration::from_secs_f64(seconds.clamp(0.0, Seconds::MAX))
+    Duration::from_secs_f64(seconds.clamp(0.0, Seconds::MAX_CLOCK))
 }
 
 /// The time system of the game.
@@ -129,13 +153,24 @@ struct Remaining {
 
 /// How long one move may think, counted from when its command was read: `target` is what it
 /// should spend, `max` the most it may spend when the position is unclear. `max` is within
-/// what the clock allows, less the lag reserve.
+/// what the clock allows, less the lag reserve, and neither is more than [`MAX_THINK`].
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct MoveTime {
     /// The time to spend on a move whose best answer is clear.
     pub target: Duration,
     /// The most the move may take.
     pub max: Duration,
+}
+
+impl MoveTime {
+    /// `target` and `max` seconds (`max` at least `target`), each at most [`MAX_THINK`].
+    fn capped(target: f64, max: f64) -> MoveTime {
+        let target = duration(target).min(MAX_THINK);
+        MoveTime {
+            target,
+            max: duration(max).clamp(target, MAX_THINK),
+        }
+    }
 }
 
 /// The clock of both players.
@@ -193,8 +228,8 @@ impl Clock {
         self.remaining = [None; 2];
     }
 
-    /// Records `time_left color seconds count`; a value outside 0 to [`Seconds::MAX`] is
-    /// clamped (NaN is 0).
+    /// Records `time_left color seconds count`; a value outside 0 to [`Seconds::MAX_CLOCK`]
+    /// is clamped (NaN is 0).
     pub fn set_left(&mut self, c: Color, seconds: f64, count: u32) {
         let seconds = duration(seconds).as_secs_f64();
         self.remaining[c.index()] = Some(Remaining { seconds, count });
@@ -294,6 +329,11 @@ impl Clock {
     /// spent whole and a Canadian period evenly over its stones, each less the lag reserve.
     /// Under Fischer the time in hand is spread the same way and the increment added, never
     /// more than is in hand less the reserve (see [`Fischer::move_time`]).
+    ///
+    /// No move thinks more than [`MAX_THINK`]. On a correspondence clock (gtp2ogs sends OGS's
+    /// days of main time and a day-long byo-yomi as they are) every move's share of main time
+    /// is above it, so each move thinks [`MAX_THINK`] and the day-long period is never
+    /// reached; once in it, a move still thinks [`MAX_THINK`], not the day.
     pub fn move_time(&self, c: Color, moves_left: f64, weight: f64) -> Option<MoveTime> {
         let moves_left = if moves_left.is_finite() {
             moves_left.max(1.0)
@@ -347,10 +387,7 @@ impl Clock {
                 (share + overtime, longest + overtime)
             }
         };
-        Some(MoveTime {
-            target: duration(target),
-            max: duration(max.max(target)),
-        })
+        Some(MoveTime::capped(target, max))
     }
 }
 
@@ -384,10 +421,7 @@ impl Fischer {
         let longest = (MAX_EXTENSION * share).min(bank / 4.0).max(share);
         let target = (share + increment).min(usable);
         let max = (longest + increment).min(usable);
-        MoveTime {
-            target: duration(target),
-            max: duration(max.max(target)),
-        }
+        MoveTime::capped(target, max)
     }
 }
 
@@ -421,6 +455,57 @@ mod tests {
         assert_eq!(Seconds::parse_left("-3").map(Seconds::get), Some(0.0));
         assert_eq!(Seconds::parse_left("1e308"), None);
         assert_eq!(Seconds::parse_left("-inf"), None);
+    }
+
+    /// A game clock's settings go to a year: a correspondence game's days are taken.
+    #[test]
+    fn clock_settings_are_finite_and_at_most_a_year() {
+        let week = 7.0 * 86_400.0;
+        for (text, seconds) in [("604800", week), ("31536000", Seconds::MAX_CLOCK)] {
+            assert_eq!(Seconds::parse_clock(text).map(Seconds::get), Some(seconds));
+            assert_eq!(Seconds::parse_left(text).map(Seconds::get), Some(seconds));
+        }
+        for bad in ["31536000.5", "1e21", "inf", "nan", "-1", "5d"] {
+            assert_eq!(Seconds::parse_clock(bad), None, "{bad}");
+        }
+        assert_eq!(Seconds::parse_left("31536001"), None);
+        assert_eq!(Seconds::parse("604800"), None);
+    }
+
+    /// OGS's correspondence byo-yomi (a week, then five periods of a day) and Fischer (three
+    /// days, a day a move, at most a week): every move thinks [`MAX_THINK`], in main time and
+    /// in the day-long period; a live clock is not cut.
+    #[test]
+    fn a_correspondence_clock_thinks_max_think_a_move() {
+        let day = 86_400.0;
+        let think = MoveTime {
+            target: MAX_THINK,
+            max: MAX_THINK,
+        };
+        let mut clock = Clock::default();
+        clock.set_system(TimeSystem::Byoyomi {
+            main: 7.0 * day,
+            period: day,
+            periods: 5,
+        });
+        for (seconds, periods) in [(7.0 * day, 0), (2.0 * day, 0), (day, 5), (day, 1)] {
+            clock.set_left(Color::Black, seconds, periods);
+            for (moves_left, weight) in [(150.0, 0.75), (20.0, 3.0), (1.0, 1.0)] {
+                assert_eq!(
+                    clock.move_time(Color::Black, moves_left, weight),
+                    Some(think),
+                    "{seconds} s, {periods} periods, {moves_left} moves"
+                );
+            }
+        }
+        let fischer = fischer(3.0 * day, day, Some(7.0 * day), None);
+        assert_eq!(fischer.move_time(Color::White, 150.0, 1.0), Some(think));
+        // Two hours of main time for 135 moves: 53 s a move, 159 s at most, as before.
+        let mut live = Clock::default();
+        live.set_system(TimeSystem::Absolute { main: 7200.0 });
+        let t = live.move_time(Color::Black, 135.0, 1.0).unwrap();
+        assert!(t.target > Duration::from_secs(50) && t.max > Duration::from_secs(150));
+        assert!(t.max < MAX_THINK, "{t:?}");
     }
 
     #[test]

@@ -49,13 +49,21 @@ pub fn add_per_board(buf: &mut [f32], per_board: &[f32], area: usize, c: usize) 
     }
 }
 
-/// The per-channel sums of one board's `area` points.
-fn sums(board: &[f32], c: usize, out: &mut [f32]) {
+/// Per channel of one board of `area` points: the mean into `out[..c]`, and the mean scaled
+/// by `(sqrt(area) - 14) / 10` into `out[c..2 * c]`.
+fn means(board: &[f32], area: usize, c: usize, out: &mut [f32]) {
+    let div = area as f32;
+    let sqrt_div = div.sqrt();
     out[..c].fill(0.0);
     for row in board.chunks_exact(c) {
         for (s, v) in out.iter_mut().zip(row) {
             *s += v;
         }
+    }
+    for i in 0..c {
+        let mean = out[i] / div;
+        out[i] = mean;
+        out[c + i] = mean * (sqrt_div - 14.0) * 0.1;
     }
 }
 
@@ -63,22 +71,16 @@ fn sums(board: &[f32], c: usize, out: &mut [f32]) {
 /// `(sqrt(area) - 14) / 10`, and the max (over -1 and the points, as the Eigen backend starts
 /// its max at -1). `out` gets `3 * c` values per board.
 pub fn pool(buf: &[f32], boards: usize, area: usize, c: usize, out: &mut [f32]) {
-    let div = area as f32;
-    let sqrt_div = div.sqrt();
     for b in 0..boards {
         let board = &buf[b * area * c..(b + 1) * area * c];
         let o = &mut out[b * 3 * c..(b + 1) * 3 * c];
-        sums(board, c, o);
-        o[2 * c..3 * c].fill(-1.0);
+        means(board, area, c, o);
+        let max = &mut o[2 * c..];
+        max.fill(-1.0);
         for row in board.chunks_exact(c) {
-            for (m, v) in o[2 * c..3 * c].iter_mut().zip(row) {
+            for (m, v) in max.iter_mut().zip(row) {
                 *m = m.max(*v);
             }
-        }
-        for i in 0..c {
-            let mean = o[i] / div;
-            o[i] = mean;
-            o[c + i] = mean * (sqrt_div - 14.0) * 0.1;
         }
     }
 }
@@ -86,17 +88,14 @@ pub fn pool(buf: &[f32], boards: usize, area: usize, c: usize, out: &mut [f32]) 
 /// The value head's pooling: per channel the mean, the mean scaled by `(sqrt(area) - 14) / 10`
 /// and by `((sqrt(area) - 14)^2 / 100 - 0.1)`.
 pub fn pool_value(buf: &[f32], boards: usize, area: usize, c: usize, out: &mut [f32]) {
-    let div = area as f32;
-    let sqrt_div = div.sqrt();
+    let from_14 = (area as f32).sqrt() - 14.0;
+    let scale = from_14 * from_14 * 0.01 - 0.1;
     for b in 0..boards {
         let board = &buf[b * area * c..(b + 1) * area * c];
         let o = &mut out[b * 3 * c..(b + 1) * 3 * c];
-        sums(board, c, o);
+        means(board, area, c, o);
         for i in 0..c {
-            let mean = o[i] / div;
-            o[i] = mean;
-            o[c + i] = mean * (sqrt_div - 14.0) * 0.1;
-            o[2 * c + i] = mean * ((sqrt_div - 14.0) * (sqrt_div - 14.0) * 0.01 - 0.1);
+            o[2 * c + i] = o[i] * scale;
         }
     }
 }

@@ -109,22 +109,33 @@ fn differences(features: &Features, record: &[&str]) -> Vec<String> {
     found
 }
 
-/// Compares every position of a features file with ours; returns how many there were.
-fn check_features_file(name: &str) -> usize {
+/// Reads the record `name` of `tests/data/nets` and calls `check` with each position's header
+/// (read by [`game_of_header`]) and the lines under it; returns how many positions there were.
+fn each_position(
+    name: &str,
+    mut check: impl FnMut((usize, Game, Color, InputOptions), &[&str]),
+) -> usize {
     let path = format!("{}/tests/data/nets/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).expect("the recorded features");
+    let text = std::fs::read_to_string(path).expect("the record");
     let mut positions = 0;
-    let mut failures = Vec::new();
     for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
         let lines: Vec<&str> = block.lines().collect();
-        let (number, game, player, options) = game_of_header(lines[0]);
+        check(game_of_header(lines[0]), &lines[1..]);
+        positions += 1;
+    }
+    positions
+}
+
+/// Compares every position of a features file with ours; returns how many there were.
+fn check_features_file(name: &str) -> usize {
+    let mut failures = Vec::new();
+    let positions = each_position(name, |(number, game, player, options), lines| {
         let features = NetPosition::from_game(&game).features(player, &options);
-        let found = differences(&features, &lines[1..]);
+        let found = differences(&features, lines);
         if !found.is_empty() {
             failures.push(format!("position {number}:\n  {}", found.join("\n  ")));
         }
-        positions += 1;
-    }
+    });
     assert!(
         failures.is_empty(),
         "{} of {positions} differ:\n{}",
@@ -367,13 +378,8 @@ fn a_2x2_board_has_every_feature_at_its_size() {
 /// Checks our legal points against the `NAN`s of KataGo's first policy in each answer of a
 /// `kata-raw-nn` file; returns how many positions there were.
 fn check_legal_against_policy(name: &str) -> usize {
-    let path = format!("{}/tests/data/nets/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(path).expect("the recorded answers");
-    let mut positions = 0;
     let mut failures = Vec::new();
-    for block in text.split("\n\n").filter(|b| !b.trim().is_empty()) {
-        let lines: Vec<&str> = block.lines().collect();
-        let (number, game, player, _) = game_of_header(lines[0]);
+    let positions = each_position(name, |(number, game, player, _), lines| {
         let features = NetPosition::from_game(&game).features(player, &InputOptions::default());
         let policy = lines.iter().position(|l| *l == "policy").expect("policy");
         let katago_legal: Vec<bool> = lines[policy + 1..=policy + features.size]
@@ -383,8 +389,7 @@ fn check_legal_against_policy(name: &str) -> usize {
         if features.legal != katago_legal {
             failures.push(number);
         }
-        positions += 1;
-    }
+    });
     assert!(
         failures.is_empty(),
         "legal points differ in positions {failures:?}"

@@ -199,6 +199,13 @@ impl Writer {
         self.floats(&b);
     }
 
+    /// A head's 1x1 convolution `{name}/w` with its norm and activation.
+    fn conv_norm_act(&mut self, name: &str, ic: usize, oc: usize) {
+        self.conv(&format!("{name}/w"), 1, ic, oc, 1.0);
+        self.norm(&format!("{name}/norm"), oc);
+        self.activation(&format!("{name}/actv"));
+    }
+
     fn ordinary(&mut self, name: &str, c: usize, mid: usize) {
         self.words(&["ordinary_block", name]);
         self.norm(&format!("{name}/norm1"), c);
@@ -280,9 +287,7 @@ pub(crate) fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<
     let policy_channels = if version >= 12 { 2 } else { 1 };
     w.words(&["policyhead"]);
     w.conv("p1/intermediate_conv/w", 1, trunk, p1, 1.0);
-    w.conv("g1/w", 1, trunk, g1, 1.0);
-    w.norm("g1/norm", g1);
-    w.activation("g1/actv");
+    w.conv_norm_act("g1", trunk, g1);
     w.matmul("matmulg2w", 3 * g1, p1, 1.0);
     w.norm("p1/norm", p1);
     w.activation("p1/actv");
@@ -299,9 +304,7 @@ pub(crate) fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<
     let (v1, v2) = (d.v1, d.v2);
     let score_channels = if version >= 9 { 6 } else { 4 };
     w.words(&["valuehead"]);
-    w.conv("v1/w", 1, trunk, v1, 1.0);
-    w.norm("v1/norm", v1);
-    w.activation("v1/actv");
+    w.conv_norm_act("v1", trunk, v1);
     w.matmul("v2/w", 3 * v1, v2, 1.0);
     w.bias("v2/b", v2);
     w.activation("v2/actv");

@@ -9,6 +9,11 @@ fn parse_text(text: &str) -> Result<Model, Problem> {
     Model::parse(text.as_bytes(), false)
 }
 
+/// What is wrong with a text model that must not load.
+fn text_error(text: &str) -> String {
+    parse_text(text).unwrap_err().to_string()
+}
+
 fn tiny(version: i32, binary: bool) -> Vec<u8> {
     synthetic::net_sized(version, binary, 7, &Dims::TINY)
 }
@@ -159,12 +164,7 @@ fn counts_that_do_not_match_are_errors() {
     );
     // A negative or absurd count.
     let text = tiny_text(10).replacen("conv1\n5\n5\n22\n2\n", "conv1\n5\n5\n22\n-2\n", 1);
-    assert!(
-        parse_text(&text)
-            .unwrap_err()
-            .to_string()
-            .contains("must be positive")
-    );
+    assert!(text_error(&text).contains("must be positive"));
     let text = tiny_text(10).replacen("conv1\n5\n5\n22\n2\n", "conv1\n5\n5\n22\n2000000000\n", 1);
     let err = parse_text(&text).unwrap_err();
     assert!(matches!(err, Problem::Truncated { .. }), "{err}");
@@ -199,12 +199,7 @@ fn nan_and_infinite_weights_are_errors() {
     }
     // A batch norm's epsilon must be positive and finite.
     let text = tiny_text(11).replacen("rconv1/norm1\n2\n0.001\n", "rconv1/norm1\n2\n0\n", 1);
-    assert!(
-        parse_text(&text)
-            .unwrap_err()
-            .to_string()
-            .contains("epsilon")
-    );
+    assert!(text_error(&text).contains("epsilon"));
 }
 
 #[test]
@@ -248,19 +243,9 @@ fn transformers_metadata_encoders_and_other_versions_are_refused_by_name() {
         "trunk\n3\n2\n2\n2\n2\n1\n1\n",
         1,
     );
-    assert!(
-        parse_text(&text)
-            .unwrap_err()
-            .to_string()
-            .contains("RMSNorm")
-    );
+    assert!(text_error(&text).contains("RMSNorm"));
     let text = tiny_text(15).replacen("28\n0\n", "28\n1\n", 1);
-    assert!(
-        parse_text(&text)
-            .unwrap_err()
-            .to_string()
-            .contains("SGF-metadata encoder")
-    );
+    assert!(text_error(&text).contains("SGF-metadata encoder"));
     for version in ["7", "16", "17", "-1"] {
         let text = tiny_text(15).replacen("\n15\n", &format!("\n{version}\n"), 1);
         let err = parse_text(&text).unwrap_err();
@@ -271,12 +256,7 @@ fn transformers_metadata_encoders_and_other_versions_are_refused_by_name() {
         );
     }
     let text = tiny_text(15).replacen("ordinary_block", "mystery_block", 1);
-    assert!(
-        parse_text(&text)
-            .unwrap_err()
-            .to_string()
-            .contains("unknown block kind mystery_block")
-    );
+    assert!(text_error(&text).contains("unknown block kind mystery_block"));
 }
 
 /// Files on disk: gzipped or not, and every way a file can be wrong names the file in one line.
