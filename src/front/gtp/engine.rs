@@ -544,7 +544,7 @@ impl Engine {
         let time = time_for_move(&self.clock, self.game.board(), color);
         debug!("time for this move: {time:?}");
         let budget = Budget {
-            // The clock's times are at most a day: the sums cannot overflow, but are checked.
+            // A move thinks at most MAX_THINK: the sums cannot overflow, but are checked.
             deadline: time.and_then(|t| self.received.checked_add(t.max)),
             target: time.and_then(|t| self.received.checked_add(t.target)),
             stop: Some(Arc::clone(&self.stop)),
