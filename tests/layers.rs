@@ -38,6 +38,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("front::regress", 10),
     ("front::bench", 10),
     ("front::serve", 10),
+    ("front::nets", 10),
 ];
 
 /// The one door: a front end reaches the engine through `engine::player`, never the search
