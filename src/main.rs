@@ -23,6 +23,7 @@ use tengen::engine::player::{MAX_PLAYOUTS, MAX_THREADS, thread_count};
 use tengen::front::match_runner::stats::Sprt;
 use tengen::front::match_runner::time_control::TimeControl;
 use tengen::front::match_runner::{self, MatchOptions};
+use tengen::front::nets;
 use tengen::front::regress::{self, RegressOptions};
 use tengen::knowledge::train::{self, TrainOptions};
 
@@ -68,6 +69,9 @@ enum Command {
     Serve(ServeArgs),
     /// Build the opening book from deep searches, or show a position's book moves.
     Book(BookArgs),
+    /// KataGo's networks on this machine: fetch one (`net get`), list the known ones and those
+    /// here (`net list`), or say what a file is (`net info FILE`).
+    Net(NetArgs),
     /// Show the levels in effect and the file each comes from; `config init` writes a
     /// commented engines.toml to the user's config directory.
     Config(ConfigArgs),
@@ -78,6 +82,50 @@ enum Command {
     },
     /// Print the manual page (roff), e.g. `tengen man | man -l -`.
     Man,
+}
+
+#[derive(Args)]
+struct NetArgs {
+    #[command(subcommand)]
+    action: NetAction,
+}
+
+#[derive(Subcommand)]
+enum NetAction {
+    /// Download a network and check it before it takes its name; prints its path.
+    ///
+    /// Into tengen's nets directory ($XDG_DATA_HOME/tengen/nets on Linux) or --to DIR, resuming
+    /// an interrupted download; the checks are the published sha256, then that it loads and
+    /// evaluates a position.
+    Get(NetGetArgs),
+    /// The known networks (the first is the default), and the networks on this machine.
+    List,
+    /// What a network file is: its header, sha256, and whether this build reads it.
+    Info {
+        /// The network file.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+#[derive(Args)]
+struct NetGetArgs {
+    /// A known network's name (`tengen net list`), or the http(s) address of a *.bin.gz or
+    /// *.txt.gz. Default: the first known network.
+    #[arg(value_name = "NAME|URL")]
+    net: Option<String>,
+    /// Keep it in DIR instead of the nets directory.
+    #[arg(long, value_name = "DIR")]
+    to: Option<PathBuf>,
+    /// The sha256 the file must have (default: a known network's published one).
+    #[arg(long, value_name = "HEX")]
+    sha256: Option<String>,
+    /// Seconds to wait for a connection.
+    #[arg(long, value_name = "S", default_value_t = 30.0, value_parser = seconds, hide = true)]
+    connect_timeout: f64,
+    /// Seconds to wait for the next bytes of an answer.
+    #[arg(long, value_name = "S", default_value_t = 60.0, value_parser = seconds, hide = true)]
+    read_timeout: f64,
 }
 
 #[derive(Args)]
@@ -499,6 +547,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => run_serve(args),
         Command::Config(args) => run_config(args),
         Command::Book(args) => run_book(args),
+        Command::Net(args) => run_net(args.action),
         Command::Completions { shell } => {
             // Written through a buffer: the generator panics on a write error (a closed pipe).
             let mut command = <Cli as clap::CommandFactory>::command();
@@ -867,6 +916,36 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
         io::stdout(),
     );
     ExitCode::SUCCESS
+}
+
+fn run_net(action: NetAction) -> ExitCode {
+    match action {
+        NetAction::Get(args) => {
+            let options = nets::GetOptions {
+                net: args.net,
+                to: args.to,
+                sha256: args.sha256,
+                connect_timeout: Duration::from_secs_f64(args.connect_timeout),
+                read_timeout: Duration::from_secs_f64(args.read_timeout),
+            };
+            match nets::get(&options) {
+                Ok(path) => print_out(writeln!(io::stdout(), "{}", path.display())),
+                Err(e) => exit_code(Err(e), "tengen net get"),
+            }
+        }
+        NetAction::List => print_out(nets::list(&mut io::stdout().lock())),
+        NetAction::Info { file } => match nets::info(&file, &mut io::stdout().lock()) {
+            Ok(Ok(())) => ExitCode::SUCCESS,
+            Ok(Err(why)) => exit_code(
+                Err(format!(
+                    "{}: this build cannot read it: {why}",
+                    file.display()
+                )),
+                "tengen net info",
+            ),
+            Err(e) => exit_code(Err(e), "tengen net info"),
+        },
+    }
 }
 
 fn run_book(args: BookArgs) -> ExitCode {

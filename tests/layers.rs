@@ -12,9 +12,10 @@ const FOLDERS: &[&str] = &["ground", "rules", "knowledge", "engine", "front"];
 /// Each module of `src/` (a folder and a module in it) and its layer: a module may import only
 /// modules of a lower layer (and itself). Same-layer modules stay independent of each other.
 const LAYERS: &[(&str, u32)] = &[
-    // The ground floor: input, and finding programs and files on the machine.
+    // The ground floor: input, finding programs and files on the machine, downloading.
     ("ground::lines", 0),
     ("ground::locate", 0),
+    ("ground::download", 0),
     // Rules.
     ("rules::board", 1),
     ("rules::game", 2),
@@ -37,6 +38,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("front::regress", 10),
     ("front::bench", 10),
     ("front::serve", 10),
+    ("front::nets", 10),
 ];
 
 /// The one door: a front end reaches the engine through `engine::player`, never the search

@@ -4,5 +4,6 @@ pub mod analysis_engine;
 pub mod bench;
 pub mod gtp;
 pub mod match_runner;
+pub mod nets;
 pub mod regress;
 pub mod serve;

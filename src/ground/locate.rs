@@ -1,5 +1,5 @@
 //! Finding programs and their files on this machine: a program on `PATH`, whether a command
-//! can run here, KataGo's network and config, and tengen's own config directory. It imports
+//! can run here, KataGo's network and config, and tengen's own config and data directories. It imports
 //! nothing from the crate, so any layer may ask it (the config for its built-in engines, and
 //! whatever looks for a network file).
 
@@ -64,7 +64,7 @@ pub fn network_file() -> Option<String> {
 }
 
 /// Whether a file name is a KataGo network's.
-fn is_network_file(name: &str) -> bool {
+pub fn is_network_file(name: &str) -> bool {
     name.ends_with(".bin.gz") || name.ends_with(".txt.gz")
 }
 
@@ -72,6 +72,12 @@ fn is_network_file(name: &str) -> bool {
 /// `~/.config/tengen` on Linux).
 pub fn config_dir() -> Option<PathBuf> {
     dirs::config_dir().map(|dir| dir.join("tengen"))
+}
+
+/// Where `tengen net get` keeps networks: `nets` in tengen's directory of the platform's data
+/// directory (`$XDG_DATA_HOME/tengen/nets` or `~/.local/share/tengen/nets` on Linux).
+pub fn nets_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|dir| dir.join("tengen").join("nets"))
 }
 
 /// The path of a file in `dir`: the first of `preferred` present, else the first by name

@@ -12,6 +12,7 @@ pub mod forward;
 pub mod history;
 pub mod inputs;
 mod kataboard;
+pub mod known;
 mod ladder;
 pub mod model;
 
