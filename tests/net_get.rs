@@ -408,9 +408,7 @@ fn a_404_is_one_line_and_leaves_nothing() {
     let temp = TempDir::new("net-get-404");
     let dir = temp.path();
     let server = Server::start(|_, _| Answer::Send(response("404 Not Found", &[], b"gone", None)));
-    let error = get(&server.url("net.bin.gz"), dir, &[])
-        .error()
-        .to_string();
+    let error = get(&server.url("net.bin.gz"), dir, &[]).error().to_string();
     assert!(
         error.ends_with("the server answered 404 Not Found"),
         "{error}"
