@@ -25,6 +25,7 @@ use tengen::front::match_runner::time_control::TimeControl;
 use tengen::front::match_runner::{self, MatchOptions};
 use tengen::front::nets;
 use tengen::front::regress::{self, RegressOptions};
+use tengen::knowledge::net::found;
 use tengen::knowledge::train::{self, TrainOptions};
 
 /// What `--version` prints after the name: the crate's version and the commit the binary was
@@ -310,7 +311,9 @@ enum ServeCommand {
 
 #[derive(Args)]
 struct AnalysisArgs {
-    /// KataGo-style flags, e.g. -model M -config C -override-config maxVisits=200.
+    /// KataGo-style flags, e.g. -model M -config C -override-config maxVisits=200. Without
+    /// -model the search uses the net `tengen config` shows (hard's, KataGo skipped); -level L
+    /// answers with level L and its own net instead.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -322,7 +325,8 @@ struct AnalysisArgs {
 #[derive(Args)]
 struct GtpArgs {
     /// The level that answers genmove: a level of engines.toml or a built-in one
-    /// (easy, medium, mcts, hard, expert). Default: the file's default_level, else medium.
+    /// (easy, medium, mcts, net, hard, expert). Default: the file's default_level, else hard
+    /// (KataGo when present, else tengen's search with the net `tengen config` shows, else mcts).
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
     /// The engines.toml to read. Default: $TENGEN_CONFIG, else ./engines.toml, else the user's
@@ -598,9 +602,22 @@ fn run_config(args: ConfigArgs) -> ExitCode {
         ),
     };
     report += &format!("default level: {}\n", config.default_level);
+    report += &match &config.found_net {
+        Some(found) => format!(
+            "network: {} ({}), for the net level\n",
+            found.path.display(),
+            found.whence
+        ),
+        None => format!("network: none ({})\n", found::places()),
+    };
     for (name, level) in &config.levels {
         let plays = level.describe(&config);
         report += &format!("{name:<10} {plays:<50} {}\n", config.origin(name));
+    }
+    for name in config.levels.keys() {
+        if let Some(line) = config.missing_net(name) {
+            report += &format!("{line}\n");
+        }
     }
     print_out(io::stdout().lock().write_all(report.as_bytes()))
 }
@@ -640,6 +657,9 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         .and_then(|file| levels::load_net(&file));
     let player = levels::player(&config, level_config, NetSource::Loaded(net.clone()));
     for line in config.unset_variables_for(&level) {
+        log::warn!("{line}");
+    }
+    if let Some(line) = config.missing_net(&level) {
         log::warn!("{line}");
     }
     info!("playing at level {level}");
@@ -847,7 +867,7 @@ fn fail_regress(e: &dyn std::fmt::Display) -> ExitCode {
 
 fn run_analysis(args: AnalysisArgs) -> ExitCode {
     let mut options = EngineOptions::default();
-    let mut level = ANALYST_LEVEL.to_string();
+    let mut level = None;
     let mut model = None;
     let mut flags = args.flags.iter();
     while let Some(flag) = flags.next() {
@@ -874,7 +894,7 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
                     ',',
                 );
             }
-            ("level", Some(name)) => level = name.clone(),
+            ("level", Some(name)) => level = Some(name.clone()),
             ("model", Some(file)) => model = Some(PathBuf::from(file)),
             (_, None) if takes_value => return fail(&format!("{flag} needs a value")),
             _ => info!(
@@ -887,13 +907,16 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
-    let level = match config.level(&level) {
+    let named = level.is_some();
+    let level = match config.level(level.as_deref().unwrap_or(ANALYST_LEVEL)) {
         Ok(level) => level.clone(),
         Err(e) => return fail(&e),
     };
-    // One net for every worker: -model's, else the level's own.
+    // One net for every worker: -model's, else the level's own, else (no -level named) the
+    // net that hard's chain plays with when KataGo is skipped: it is our search that answers.
     let net = model
         .or_else(|| levels::net_file(&config, &level))
+        .or_else(|| config.search_net().filter(|_| !named))
         .and_then(|file| levels::load_net(&file));
     // Each worker gets the level's player with numSearchThreads threads; a level that
     // cannot analyse is answered by the mcts level's search.

@@ -188,11 +188,27 @@ impl Run {
 
 /// `tengen net ARGS` with `home` as its home and data directory, no proxy.
 fn tengen(args: &[&OsStr], home: &Path) -> Run {
+    let net: &OsStr = "net".as_ref();
+    run_in(&[&[net], args].concat(), home, "")
+}
+
+/// `tengen ARGS` in `home`, its home, config (`home/config`) and data directory (`home/data`),
+/// with `input` on stdin; no proxy, and no KataGo on `PATH`.
+fn run_in(args: &[&OsStr], home: &Path, input: &str) -> Run {
     let mut command = Command::new(tengen_path());
-    command.arg("net").args(args);
+    command.args(args);
+    // Not the repository's directory, whose engines.toml would be read.
+    if home.is_dir() {
+        command.current_dir(home);
+    }
     command
         .env("HOME", home)
-        .env("XDG_DATA_HOME", home.join("data"));
+        .env("XDG_DATA_HOME", home.join("data"))
+        .env("XDG_CONFIG_HOME", home.join("config"))
+        .env("PATH", "/usr/bin:/bin")
+        .env_remove("TENGEN_CONFIG")
+        .env_remove("KATAGO_CONFIG")
+        .stdin(std::process::Stdio::piped());
     for var in [
         "ALL_PROXY",
         "all_proxy",
@@ -207,7 +223,17 @@ fn tengen(args: &[&OsStr], home: &Path) -> Run {
     ] {
         command.env_remove(var);
     }
-    let out = command.output().expect("tengen runs");
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("tengen runs");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes());
+    let out = child.wait_with_output().expect("tengen runs");
     Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -310,6 +336,40 @@ fn a_net_is_fetched_checked_named_listed_and_described() {
         .unwrap_or_else(|| panic!("{}", list.stdout));
     assert!(transformer.contains("transformer 10x384"), "{transformer}");
     assert!(transformer.contains("not readable"), "{transformer}");
+    assert!(
+        list.stdout.contains(&format!(
+            "The levels play with (tengen's nets directory):\n  {}",
+            path.display()
+        )),
+        "{}",
+        list.stdout
+    );
+
+    // Then it is what the default level, hard, plays with while KataGo is not here.
+    let config = run_in(&["config".as_ref()], home, "");
+    assert!(
+        config.stdout.contains(&format!(
+            "network: {} (tengen's nets directory)",
+            path.display()
+        )),
+        "{}",
+        config.stdout
+    );
+    let session = "boardsize 19\ngenmove b\nkata-raw-nn 0\nquit\n";
+    let game = run_in(&[], home, session);
+    assert_eq!(game.code, Some(0), "{}", game.stderr);
+    let answers: Vec<&str> = game.stdout.split("\n\n").collect();
+    let vertex = answers[1].trim_start_matches("= ");
+    assert!(
+        vertex.len() >= 2 && vertex != "PASS" && vertex != "resign",
+        "{}",
+        game.stdout
+    );
+    assert!(
+        answers[2].starts_with("= symmetry 0\nwhiteWin"),
+        "searched with a net: {}",
+        game.stdout
+    );
 }
 
 /// A server whose first answer is `first` (200 with an ETag, cut after `cut` bytes) and whose

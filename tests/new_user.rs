@@ -26,6 +26,11 @@ impl Home {
         self.root.join(".config")
     }
 
+    /// tengen's nets directory in this home (where `tengen net get` puts nets).
+    fn nets_dir(&self) -> PathBuf {
+        self.root.join(".local/share/tengen/nets")
+    }
+
     fn user_file(&self) -> PathBuf {
         self.config_dir().join("tengen/engines.toml")
     }
@@ -44,6 +49,7 @@ impl Home {
             .current_dir(self.root.join("work"))
             .env("HOME", &self.root)
             .env("XDG_CONFIG_HOME", self.config_dir())
+            .env("XDG_DATA_HOME", self.root.join(".local/share"))
             .env_remove("TENGEN_CONFIG")
             .env_remove("KATAGO_MODEL")
             .env_remove("KATAGO_CONFIG")
@@ -89,7 +95,7 @@ fn expert_and_hard_play_from_any_directory_without_katago() {
     let (code, stdout, _) = home.run(&["config"], "", &[("PATH", "/usr/bin:/bin")]);
     assert_eq!(code, Some(0));
     assert!(stdout.contains("built-in levels"), "{stdout}");
-    for level in ["easy", "medium", "mcts", "hard", "expert"] {
+    for level in ["easy", "medium", "mcts", "net", "hard", "expert"] {
         assert!(
             stdout
                 .lines()
@@ -97,7 +103,17 @@ fn expert_and_hard_play_from_any_directory_without_katago() {
             "{level}: {stdout}"
         );
     }
-    assert!(stdout.contains("plays as mcts"), "{stdout}");
+    assert!(stdout.contains("default level: hard"), "{stdout}");
+    assert!(stdout.contains("plays as net (mcts)"), "{stdout}");
+    // Without a net, hard and expert say so, with the command that gets one.
+    for level in ["hard", "expert"] {
+        assert!(
+            stdout.lines().any(|l| l.starts_with(&format!(
+                "level {level} plays tengen's search without a network"
+            )) && l.ends_with("`tengen net get` fetches one")),
+            "{level}: {stdout}"
+        );
+    }
 }
 
 #[test]
@@ -252,7 +268,8 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
         vertex.len() >= 2 && vertex != "PASS" && vertex != "resign"
     };
 
-    // No KataGo, a net in tengen's config directory: hard and expert search with it.
+    // No KataGo, a net in tengen's config directory: hard and expert search with it, and
+    // the default level is hard.
     for level in ["hard", "expert"] {
         let (code, stdout, stderr) = home.run(&["--level", level], session, &no_katago);
         assert_eq!(code, Some(0), "{stderr}");
@@ -260,16 +277,80 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
         assert!(has_net(&stdout), "{level} has no net: {stdout}");
     }
     let (_, config, _) = home.run(&["config"], "", &no_katago);
-    let line = |level: &str| {
-        let found = config.lines().find(|l| l.starts_with(&format!("{level} ")));
-        found.unwrap_or_default().to_string()
-    };
+    let line = |level: &str| line_of(&config, level);
     assert!(line("hard").contains("plays as net"), "{config}");
     assert!(line("expert").contains("plays as net"), "{config}");
     assert!(
-        line("net").contains(&format!("search with net {}", net.display())),
+        line("net").contains(&format!("search with net {}, 800 visits", net.display())),
         "{config}"
     );
+    assert!(
+        config.contains(&format!(
+            "network: {} (tengen's config directory)",
+            net.display()
+        )),
+        "{config}"
+    );
+    assert!(!config.contains("without a network"), "{config}");
+    let (_, stdout, stderr) = home.run(&[], session, &no_katago);
+    assert!(has_net(&stdout), "the default level: {stdout} {stderr}");
+
+    // A net in tengen's nets directory comes before one in the config directory; a known
+    // one before others.
+    std::fs::create_dir_all(home.nets_dir()).unwrap();
+    let mine = home.nets_dir().join("mine.bin.gz");
+    let known = home
+        .nets_dir()
+        .join("g170-b6c96-s175395328-d26788732.bin.gz");
+    for link in [&mine, &known] {
+        std::os::unix::fs::symlink(common::nets::net(common::nets::G170), link).unwrap();
+    }
+    let (_, config, _) = home.run(&["config"], "", &no_katago);
+    assert!(
+        config.contains(&format!(
+            "network: {} (tengen's nets directory)",
+            known.display()
+        )),
+        "{config}"
+    );
+    // hard's own net comes first.
+    std::fs::create_dir_all(home.user_file().parent().unwrap()).unwrap();
+    let own = format!(
+        "[levels.hard]\nplayer = \"external\"\nengine = \"katago\"\nfallback = [\"mcts\"]\n\
+         only_if_present = true\nnet = \"{}\"\n",
+        mine.display()
+    );
+    std::fs::write(home.user_file(), &own).unwrap();
+    let (_, config, _) = home.run(&["config"], "", &no_katago);
+    assert!(
+        line_of(&config, "hard").contains(&format!(
+            "plays as its own net (search with net {}, 800 visits)",
+            mine.display()
+        )),
+        "{config}"
+    );
+    // An old engines.toml whose hard falls back to mcts alone cuts the chain: said so.
+    std::fs::write(
+        home.user_file(),
+        own.lines().take(5).collect::<Vec<_>>().join("\n"),
+    )
+    .unwrap();
+    let (_, config, _) = home.run(&["config"], "", &no_katago);
+    assert!(
+        config.contains("level hard plays tengen's search without a network: its fallbacks in")
+            && config.contains("add \"net\" first to its fallback"),
+        "{config}"
+    );
+    let (_, stdout, stderr) = home.run(&["--level", "hard"], session, &no_katago);
+    assert!(!has_net(&stdout), "{stdout}");
+    assert_eq!(
+        stderr.matches("without a network").count(),
+        1,
+        "said once: {stderr}"
+    );
+    for file in [home.user_file(), mine, known] {
+        std::fs::remove_file(file).unwrap();
+    }
     // mcts never loads a net unless told to.
     let (_, stdout, _) = home.run(&["--level", "mcts"], session, &no_katago);
     assert!(!has_net(&stdout) && plays_a_vertex(&stdout), "{stdout}");
@@ -296,16 +377,23 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     assert_eq!(errors.len(), 1, "{stderr}");
     assert!(errors[0].contains(&net.display().to_string()), "{stderr}");
 
-    // No net anywhere: hard is mcts, and there is no net level.
+    // No net anywhere: hard is the net level without a net, which is mcts, and says so.
     std::fs::remove_file(&net).unwrap();
     let (code, stdout, stderr) = home.run(&["--level", "hard"], session, &no_katago);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(plays_a_vertex(&stdout) && !has_net(&stdout), "{stdout}");
+    assert!(stderr.contains("`tengen net get` fetches one"), "{stderr}");
     let (_, config, _) = home.run(&["config"], "", &no_katago);
     assert!(
-        config.contains("plays as mcts") && !config.contains("\nnet "),
+        config.contains("plays as net (mcts)") && line_of(&config, "net").contains("mcts"),
         "{config}"
     );
+}
+
+/// The line of `tengen config`'s report about `level`.
+fn line_of(config: &str, level: &str) -> String {
+    let found = config.lines().find(|l| l.starts_with(&format!("{level} ")));
+    found.unwrap_or_default().to_string()
 }
 
 #[test]

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::engine::search::SearchSettings;
 use crate::ground::locate::{self, KATAGO, is_present};
+use crate::knowledge::net::found::{self, FoundNet};
 use crate::rules::game::clock::DEFAULT_LAG_RESERVE;
 
 /// The file looked for in the working directory when no `--config` is given.
@@ -23,15 +24,19 @@ pub const CONFIG_VAR: &str = "TENGEN_CONFIG";
 pub const ANALYST_LEVEL: &str = "mcts";
 
 /// The built-in level of tengen's search with the network found on this machine
-/// ([`locate::network_file`]), defined only where one is found: `hard` and `expert` play it
-/// when KataGo is absent.
+/// ([`found::found_net`]), the `mcts` level where none is: `hard` and `expert` play it when
+/// KataGo is absent.
 pub const NET_LEVEL: &str = "net";
+
+/// The visits of a move of the [`NET_LEVEL`] with no clock and no `--playouts`: a 19x19 move
+/// with the recommended net (`tengen net get`'s default) takes under 2 s on one thread.
+pub const NET_LEVEL_VISITS: u64 = 800;
 
 /// The largest `lag_reserve_ms` taken: a minute.
 const MAX_LAG_RESERVE_MS: u64 = 60_000;
 
 /// The level played when neither the file nor the command line names one.
-const BUILTIN_DEFAULT_LEVEL: &str = "medium";
+const BUILTIN_DEFAULT_LEVEL: &str = "hard";
 
 /// What plays at a level: a `[levels.NAME]` table, whose `player` key names the variant and
 /// whose other keys are the variant's (read by [`LevelConfig::from_table`]).
@@ -98,6 +103,9 @@ pub struct ExternalLevel {
     /// empty or a path in it missing), the level simply is its first fallback, with no
     /// child and no warnings (default off).
     pub only_if_present: Option<bool>,
+    /// A network file: while the engine is not present, the level is tengen's search with
+    /// this net (the [`NET_LEVEL`]'s settings), before its fallbacks.
+    pub net: Option<String>,
 }
 
 /// The most `move_timeout_ms`: a day, the longest think time tengen takes from outside.
@@ -115,7 +123,23 @@ pub struct EngineConfig {
 impl LevelConfig {
     /// What plays at this level, in a few words (for `tengen config`).
     pub fn describe(&self, config: &Config) -> String {
-        let kind = match self {
+        let kind = self.kind(config);
+        let effective = self.effective(config);
+        if std::ptr::eq(effective, self) {
+            return kind;
+        }
+        let name = config
+            .levels
+            .iter()
+            .find(|(_, level)| std::ptr::eq(*level, effective))
+            .map_or("its own net", |(name, _)| name.as_str());
+        let plays = effective.kind(config);
+        format!("{kind}: not present here, plays as {name} ({plays})")
+    }
+
+    /// What this level is, its fallbacks not followed.
+    fn kind(&self, config: &Config) -> String {
+        match self {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "one-ply heuristic".to_string(),
             LevelConfig::Mcts {
@@ -148,45 +172,39 @@ impl LevelConfig {
             }
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
-                format!("engine {} (fallback {fallback})", external.engine)
+                let net = external
+                    .net
+                    .as_ref()
+                    .map_or(String::new(), |file| format!(", net {file}"));
+                format!("engine {} (fallback {fallback}{net})", external.engine)
             }
-        };
-        let effective = self.effective(config);
-        if std::ptr::eq(effective, self) {
-            return kind;
         }
-        let name = config
-            .levels
-            .iter()
-            .find(|(_, level)| std::ptr::eq(*level, effective))
-            .map_or("its fallback", |(name, _)| name.as_str());
-        format!("{kind}: not present here, plays as {name}")
     }
 
     /// The level that really plays: an external level whose engine is not present here and
     /// that is marked `only_if_present`, or whose engine's command names an unset variable,
-    /// is its first fallback (followed as far as it goes); any other level is itself.
+    /// is the search with its own net, else its first fallback (followed as far as it goes);
+    /// any other level is itself.
     pub fn effective<'a>(&'a self, config: &'a Config) -> &'a LevelConfig {
         let mut level = self;
         // Config loading rejects cycles; the bound only guards against a config built by hand.
         for _ in 0..config.levels.len() {
-            let LevelConfig::External(ExternalLevel {
-                engine,
-                fallback,
-                only_if_present,
-                ..
-            }) = level
-            else {
+            let LevelConfig::External(external) = level else {
                 break;
             };
-            if *only_if_present != Some(true) && !config.unset.contains_key(engine) {
+            let engine = &external.engine;
+            if external.only_if_present != Some(true) && !config.unset.contains_key(engine) {
                 break;
             }
             let present = config
                 .engines
                 .get(engine)
                 .is_some_and(|e| is_present(&config.expand_command(&e.command)));
-            match fallback.first().and_then(|f| config.levels.get(f)) {
+            let first = config.own_net(external).or_else(|| {
+                let first = external.fallback.first()?;
+                config.levels.get(first)
+            });
+            match first {
                 Some(first) if !present => level = first,
                 _ => break,
             }
@@ -262,6 +280,18 @@ impl LevelConfig {
         level
     }
 
+    /// The [`NET_LEVEL`]'s search with the net in `file`.
+    fn net_level(file: String) -> LevelConfig {
+        LevelConfig::Mcts {
+            settings: SearchSettings {
+                playouts: Some(NET_LEVEL_VISITS),
+                ..SearchSettings::default()
+            },
+            net: Some(file),
+            ogs_chat: false,
+        }
+    }
+
     /// The built-in MCTS level.
     fn builtin_mcts() -> LevelConfig {
         LevelConfig::Mcts {
@@ -319,6 +349,12 @@ pub struct Config {
     pub levels: BTreeMap<String, LevelConfig>,
     /// External engines by name.
     pub engines: BTreeMap<String, EngineConfig>,
+    /// The network found on this machine ([`found::found_net`]), which the built-in
+    /// [`NET_LEVEL`] plays with.
+    pub found_net: Option<FoundNet>,
+    /// The search level each external level's own `net = "FILE"` makes, by that file as
+    /// written.
+    own_nets: BTreeMap<String, LevelConfig>,
     /// The engines whose command names an unset `${VAR}` (when the file was read), with the
     /// line that says so.
     unset: BTreeMap<String, ConfigError>,
@@ -341,14 +377,14 @@ impl std::error::Error for ConfigError {}
 impl Default for Config {
     /// The built-in levels, with the network found on this machine, if any.
     fn default() -> Config {
-        Config::builtin(locate::network_file())
+        Config::builtin(found::found_net())
     }
 }
 
 impl Config {
-    /// The built-in levels: `hard` and `expert` play KataGo, else tengen's search with
-    /// `network` (the [`NET_LEVEL`], defined when there is one), else without one.
-    fn builtin(network: Option<String>) -> Config {
+    /// The built-in levels: `hard` and `expert` play KataGo, else the [`NET_LEVEL`]: tengen's
+    /// search with `network`, or without a net (as `mcts`) when there is none.
+    fn builtin(network: Option<FoundNet>) -> Config {
         let katago = |fallback: &[&str], move_timeout_ms| {
             LevelConfig::External(ExternalLevel {
                 engine: KATAGO.to_string(),
@@ -356,14 +392,16 @@ impl Config {
                 move_timeout_ms,
                 avoid_early_pass: None,
                 only_if_present: Some(true),
+                net: None,
             })
         };
         // Expert falls back along hard's chain, then to medium.
-        let hard_chain: &[&str] = match network {
-            Some(_) => &[NET_LEVEL, "mcts"],
-            None => &["mcts"],
+        let hard_chain: &[&str] = &[NET_LEVEL, "mcts"];
+        let net_level = match &network {
+            Some(found) => LevelConfig::net_level(found.path.display().to_string()),
+            None => LevelConfig::builtin_mcts(),
         };
-        let mut levels = BTreeMap::from([
+        let levels = BTreeMap::from([
             ("easy".to_string(), LevelConfig::Random { seed: None }),
             ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
             ("mcts".to_string(), LevelConfig::builtin_mcts()),
@@ -372,15 +410,8 @@ impl Config {
                 "expert".to_string(),
                 katago(&[hard_chain, &["medium"]].concat(), Some(10_000)),
             ),
+            (NET_LEVEL.to_string(), net_level),
         ]);
-        if let Some(file) = network {
-            let net = LevelConfig::Mcts {
-                settings: SearchSettings::default(),
-                net: Some(file),
-                ogs_chat: false,
-            };
-            levels.insert(NET_LEVEL.to_string(), net);
-        }
         let engines = BTreeMap::from([(
             KATAGO.to_string(),
             EngineConfig {
@@ -393,6 +424,8 @@ impl Config {
             lag_reserve: DEFAULT_LAG_RESERVE,
             levels,
             engines,
+            found_net: network,
+            own_nets: BTreeMap::new(),
             unset: BTreeMap::new(),
             from_file: BTreeSet::new(),
         }
@@ -459,6 +492,13 @@ impl Config {
                 };
                 error(&key, &why)
             })?;
+            if let LevelConfig::External(ExternalLevel {
+                net: Some(file), ..
+            }) = &parsed
+            {
+                let own = LevelConfig::net_level(file.clone());
+                config.own_nets.insert(file.clone(), own);
+            }
             config.from_file.insert(level.clone());
             config.levels.insert(level, parsed);
         }
@@ -495,7 +535,7 @@ impl Config {
     /// These levels with `--playouts` and `--threads` applied to every search level, fallbacks
     /// included.
     pub fn with_search_overrides(mut self, overrides: SearchOverrides) -> Config {
-        for level in self.levels.values_mut() {
+        for level in self.levels.values_mut().chain(self.own_nets.values_mut()) {
             *level = level.with_overrides(overrides);
         }
         self
@@ -625,6 +665,52 @@ impl Config {
             todo.extend(external.fallback.iter().map(String::as_str));
         }
         lines
+    }
+
+    /// The network tengen's own search plays with in `hard`'s chain, KataGo skipped: `hard`'s
+    /// own `net`, else the [`NET_LEVEL`]'s; expanded.
+    pub fn search_net(&self) -> Option<PathBuf> {
+        let own = match self.levels.get("hard") {
+            Some(LevelConfig::External(hard)) => self.own_net(hard),
+            _ => None,
+        };
+        match own.or_else(|| self.levels.get(NET_LEVEL))? {
+            LevelConfig::Mcts {
+                net: Some(file), ..
+            } => Some(self.expand_path(file)),
+            _ => None,
+        }
+    }
+
+    /// The search with an external level's own `net = "FILE"`, if it names one.
+    pub fn own_net(&self, external: &ExternalLevel) -> Option<&LevelConfig> {
+        self.own_nets.get(external.net.as_ref()?)
+    }
+
+    /// The line that says `level`, an external level (as `hard` and `expert` are), plays
+    /// tengen's search without a network while its engine is absent, and what fixes that; `None`
+    /// when it plays its engine or a net, or is not external.
+    pub fn missing_net(&self, level: &str) -> Option<String> {
+        let external @ LevelConfig::External(_) = self.levels.get(level)? else {
+            return None;
+        };
+        let LevelConfig::Mcts { net: None, .. } = external.effective(self) else {
+            return None;
+        };
+        Some(match &self.found_net {
+            Some(found) => format!(
+                "level {level} plays tengen's search without a network: its fallbacks in {} skip \
+                 the `{NET_LEVEL}` level, which has {} ({}); add \"{NET_LEVEL}\" first to its fallback",
+                self.origin(level),
+                found.path.display(),
+                found.whence
+            ),
+            None => format!(
+                "level {level} plays tengen's search without a network (KataGo is not here, and \
+                 no net is in {}): `tengen net get` fetches one",
+                found::places()
+            ),
+        })
     }
 
     /// Where `level` comes from: the file read, or `built-in`.
@@ -795,7 +881,7 @@ mod tests {
     #[test]
     fn defaults_need_no_file() {
         let c = Config::default();
-        assert_eq!(c.default_level, "medium");
+        assert_eq!(c.default_level, "hard");
         assert!(c.level("easy").is_ok() && c.level("medium").is_ok());
     }
 
@@ -927,39 +1013,52 @@ mod tests {
     }
 
     #[test]
-    fn built_in_hard_and_expert_play_katago_when_present_else_their_fallback() {
-        for network in [None, Some("/nets/b6.bin.gz".to_string())] {
+    fn built_in_hard_and_expert_play_katago_when_present_else_the_net_level() {
+        let found = FoundNet {
+            path: PathBuf::from("/nets/b6.bin.gz"),
+            whence: found::Whence::NetsDir,
+        };
+        for network in [None, Some(found)] {
             let config = Config::builtin(network.clone());
-            let first = match &network {
-                Some(_) => NET_LEVEL,
-                None => "mcts",
-            };
+            assert_eq!(config.default_level, "hard");
             for (level, last) in [("hard", "mcts"), ("expert", "medium")] {
                 let LevelConfig::External(external) = config.level(level).unwrap() else {
                     panic!("{level} is not external");
                 };
                 assert_eq!(external.engine, KATAGO);
-                assert_eq!(external.fallback.first().unwrap(), first, "{level}");
+                assert_eq!(external.fallback.first().unwrap(), NET_LEVEL, "{level}");
                 assert_eq!(external.fallback.last().unwrap(), last, "{level}");
             }
-            let net = config.levels.get(NET_LEVEL);
+            let net = config.level(NET_LEVEL).unwrap();
             match &network {
-                Some(file) => assert_eq!(
+                Some(found) => assert_eq!(
                     net,
-                    Some(&LevelConfig::Mcts {
-                        settings: SearchSettings::default(),
-                        net: Some(file.clone()),
+                    &LevelConfig::Mcts {
+                        settings: SearchSettings {
+                            playouts: Some(NET_LEVEL_VISITS),
+                            ..SearchSettings::default()
+                        },
+                        net: Some(found.path.display().to_string()),
                         ogs_chat: false,
-                    })
+                    }
                 ),
-                None => assert_eq!(net, None),
+                None => assert_eq!(net, config.level("mcts").unwrap()),
             }
             let katago = &config.engines[KATAGO].command;
             if !is_present(&config.expand_command(katago)) {
-                let first = config.level(first).unwrap();
-                assert_eq!(config.level("hard").unwrap().effective(&config), first);
-                assert_eq!(config.level("expert").unwrap().effective(&config), first);
+                assert_eq!(config.level("hard").unwrap().effective(&config), net);
+                assert_eq!(config.level("expert").unwrap().effective(&config), net);
+                let missing = config.missing_net("hard");
+                match network {
+                    Some(_) => assert_eq!(missing, None),
+                    None => {
+                        let line = missing.expect("a line saying hard has no net");
+                        assert!(line.contains("`tengen net get` fetches one"), "{line}");
+                    }
+                }
             }
+            assert_eq!(config.missing_net("mcts"), None);
+            assert_eq!(config.missing_net("net"), None);
         }
         // A user's file that only defines [engines.katago] is what hard and expert play.
         let file = parse("[engines.katago]\ncommand = [\"sh\"]\n").unwrap();
@@ -1126,5 +1225,44 @@ mod tests {
                 ogs_chat: false,
             }
         );
+    }
+
+    #[test]
+    fn an_external_levels_own_net_plays_before_its_fallbacks_while_the_engine_is_absent() {
+        let text = "[engines.k]\ncommand = [\"/no/such/katago\", \"gtp\"]\n\
+                    [levels.hard]\nplayer = \"external\"\nengine = \"k\"\n\
+                    fallback = [\"mcts\"]\nonly_if_present = true\nnet = \"nets/mine.bin.gz\"\n";
+        let config = parse(text).unwrap().with_search_overrides(SearchOverrides {
+            playouts: Some(50),
+            ..SearchOverrides::default()
+        });
+        let hard = config.level("hard").unwrap();
+        let LevelConfig::Mcts { settings, net, .. } = hard.effective(&config) else {
+            panic!("hard plays {:?}", hard.effective(&config));
+        };
+        assert_eq!(net.as_deref(), Some("nets/mine.bin.gz"));
+        assert_eq!(
+            settings.playouts,
+            Some(50),
+            "the command line's --playouts holds"
+        );
+        assert_eq!(config.missing_net("hard"), None);
+        assert!(
+            hard.describe(&config).ends_with("plays as its own net (search with net nets/mine.bin.gz, 50 visits: file missing, plays as mcts)"),
+            "{}",
+            hard.describe(&config)
+        );
+        // Without it, a file whose hard falls back to mcts alone plays without a net, and
+        // says what fixes that.
+        let cut = parse(&text.replace("net = \"nets/mine.bin.gz\"\n", "")).unwrap();
+        let line = cut.missing_net("hard").expect("a line");
+        assert!(
+            line.starts_with("level hard plays tengen's search without a network"),
+            "{line}"
+        );
+        let bad = parse(&text.replace("\"nets/mine.bin.gz\"", "3"))
+            .unwrap_err()
+            .to_string();
+        assert!(bad.contains("levels.hard.net"), "{bad}");
     }
 }

@@ -11,6 +11,7 @@ use indicatif::{HumanBytes, HumanDuration, ProgressBar, ProgressStyle};
 use crate::ground::download::{self, Progress};
 use crate::ground::locate;
 use crate::knowledge::net::Net;
+use crate::knowledge::net::found;
 use crate::knowledge::net::known::{self, KnownNet};
 use crate::knowledge::net::model::Model;
 
@@ -345,14 +346,20 @@ pub fn list(out: &mut dyn Write) -> io::Result<()> {
     if shown == 0 {
         writeln!(out, "  none")?;
     }
-    if let Some(other) = locate::network_file().map(PathBuf::from)
-        && !files.contains(&other)
-    {
-        writeln!(
+    match found::found_net() {
+        Some(found) => {
+            writeln!(out, "The levels play with ({}):", found.whence)?;
+            writeln!(out, "  {}  {}", found.path.display(), loads(&found.path))?;
+            writeln!(
+                out,
+                "  the `net` level, and `hard` and `expert` while KataGo is not here"
+            )?;
+        }
+        None => writeln!(
             out,
-            "Found by the levels ($KATAGO_MODEL, beside katago, or the config directory):"
-        )?;
-        writeln!(out, "  {}  {}", other.display(), loads(&other))?;
+            "The levels play with: no net (looked in {})",
+            found::places()
+        )?,
     }
     Ok(())
 }

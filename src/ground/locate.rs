@@ -1,7 +1,7 @@
 //! Finding programs and their files on this machine: a program on `PATH`, whether a command
-//! can run here, KataGo's network and config, and tengen's own config and data directories. It imports
-//! nothing from the crate, so any layer may ask it (the config for its built-in engines, and
-//! whatever looks for a network file).
+//! can run here, KataGo's network and config, and tengen's own config and data directories. It
+//! imports nothing from the crate, so any layer may ask it (the config for its built-in
+//! engines, and `knowledge::net::found` for the network the levels play with).
 
 use std::path::{Path, PathBuf};
 
@@ -53,14 +53,6 @@ pub fn katago_files() -> KataGoFiles {
             file_in(dir.as_deref()?, &preferred, |n| n.ends_with(".cfg"))
         }),
     }
-}
-
-/// A KataGo network for tengen's own search: KataGo's (`$KATAGO_MODEL`, else one beside the
-/// program), else a `*.bin.gz` or `*.txt.gz` in tengen's config directory.
-pub fn network_file() -> Option<String> {
-    katago_files()
-        .model
-        .or_else(|| file_in(&config_dir()?, &[], is_network_file))
 }
 
 /// Whether a file name is a KataGo network's.

@@ -125,8 +125,8 @@ pub fn load_net(file: &Path) -> Option<Arc<Net>> {
     }
 }
 
-/// An external level's engine, then its fallback levels (the medium level's player when it
-/// names none), within one move timeout.
+/// An external level's engine, then its own net's search and its fallback levels (the medium
+/// level's player when it names none), within one move timeout.
 fn chain(config: &Config, external: &ExternalLevel) -> FallbackPlayer {
     let ExternalLevel {
         engine,
@@ -134,6 +134,7 @@ fn chain(config: &Config, external: &ExternalLevel) -> FallbackPlayer {
         move_timeout_ms,
         avoid_early_pass,
         only_if_present: _,
+        net: _,
     } = external;
     let command = config
         .engines
@@ -144,9 +145,10 @@ fn chain(config: &Config, external: &ExternalLevel) -> FallbackPlayer {
         .with_avoid_early_pass(avoid_early_pass.unwrap_or(true));
     let mut players: Vec<Box<dyn Player>> = vec![Box::new(engine)];
     players.extend(
-        fallback
-            .iter()
-            .filter_map(|name| config.levels.get(name))
+        config
+            .own_net(external)
+            .into_iter()
+            .chain(fallback.iter().filter_map(|name| config.levels.get(name)))
             .map(|level| build(config, level)),
     );
     if players.len() == 1 {

@@ -201,6 +201,33 @@ impl Ai {
         self.config.levels.keys().cloned().collect()
     }
 
+    /// What plays at each level, in a few words for the page (which engine, which net by its
+    /// file's name: the server's paths are its own), by level.
+    pub fn plays(&self) -> Vec<(String, String)> {
+        let plays = |level: &LevelConfig| match level.effective(&self.config) {
+            LevelConfig::Random { .. } => "random moves".to_string(),
+            LevelConfig::Heuristic { .. } => "a one-ply heuristic".to_string(),
+            LevelConfig::Mcts { net: None, .. } => "tengen's search without a net".to_string(),
+            LevelConfig::Mcts {
+                net: Some(file), ..
+            } => {
+                let path = self.config.expand_path(file);
+                match path.file_name() {
+                    Some(name) if path.is_file() => {
+                        format!("tengen's search with the net {}", name.to_string_lossy())
+                    }
+                    _ => "tengen's search without a net (its net is missing)".to_string(),
+                }
+            }
+            LevelConfig::External(external) => format!("the engine {}", external.engine),
+        };
+        self.config
+            .levels
+            .iter()
+            .map(|(name, level)| (name.clone(), plays(level)))
+            .collect()
+    }
+
     /// The level played when the page names none.
     pub fn default_level(&self) -> &str {
         &self.config.default_level

@@ -737,9 +737,17 @@ fn key_of(path: GameKey) -> Result<String, ApiError> {
         .map_err(|_| ApiError::unknown_game())
 }
 
-/// `GET /api/levels`: the levels a game may be played at, and the default.
+/// `GET /api/levels`: the levels a game may be played at, the default, and what plays at
+/// each (`plays`: which engine, which net).
 pub async fn levels(State(server): Shared) -> Response {
-    Json(json!({"levels": server.levels, "default": server.ai.default_level()})).into_response()
+    let plays: serde_json::Map<String, serde_json::Value> = server
+        .ai
+        .plays()
+        .into_iter()
+        .map(|(level, plays)| (level, plays.into()))
+        .collect();
+    Json(json!({"levels": server.levels, "default": server.ai.default_level(), "plays": plays}))
+        .into_response()
 }
 
 /// How much longer than `--move-time` a lease on computing an AI move lasts (the reply's

@@ -9,6 +9,7 @@
 mod area;
 pub mod cache;
 pub mod forward;
+pub mod found;
 pub mod history;
 pub mod inputs;
 mod kataboard;

@@ -1,0 +1,160 @@
+//! The network this machine offers tengen's own search when no level names one, and where it
+//! was found: `$KATAGO_MODEL`, else a net beside the `katago` program, else the first net in
+//! tengen's nets directory (where `tengen net get` puts them: the known nets in the known
+//! list's order, then other files newest first), else one in tengen's config directory.
+//! Only names are read, so asking costs a few directory listings; a known net that this build
+//! cannot read (a transformer) is passed over.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use super::known::{self, KNOWN};
+use crate::ground::locate;
+
+/// Where a net was found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Whence {
+    /// The environment variable `KATAGO_MODEL`.
+    KatagoModel,
+    /// Beside the `katago` program on `PATH`.
+    BesideKatago,
+    /// tengen's nets directory ([`locate::nets_dir`]).
+    NetsDir,
+    /// tengen's config directory ([`locate::config_dir`]).
+    ConfigDir,
+}
+
+impl fmt::Display for Whence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Whence::KatagoModel => "$KATAGO_MODEL",
+            Whence::BesideKatago => "beside katago",
+            Whence::NetsDir => "tengen's nets directory",
+            Whence::ConfigDir => "tengen's config directory",
+        })
+    }
+}
+
+/// A network file found on this machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FoundNet {
+    pub path: PathBuf,
+    pub whence: Whence,
+}
+
+/// The first net of the chain, if any.
+pub fn found_net() -> Option<FoundNet> {
+    let found = |path: Option<PathBuf>, whence| path.map(|path| FoundNet { path, whence });
+    let katago_dir = locate::dir_on_path(locate::KATAGO);
+    found(
+        std::env::var_os("KATAGO_MODEL")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from),
+        Whence::KatagoModel,
+    )
+    .or_else(|| found(katago_dir.and_then(|d| first_in(&d)), Whence::BesideKatago))
+    .or_else(|| {
+        found(
+            locate::nets_dir().and_then(|d| first_in(&d)),
+            Whence::NetsDir,
+        )
+    })
+    .or_else(|| {
+        found(
+            locate::config_dir().and_then(|d| first_in(&d)),
+            Whence::ConfigDir,
+        )
+    })
+}
+
+/// Where [`found_net`] looks, in its order, as a user reads it.
+pub fn places() -> String {
+    let dir = |dir: Option<PathBuf>, what: &str| {
+        dir.map_or(format!("{what} (unknown here)"), |d| {
+            d.display().to_string()
+        })
+    };
+    format!(
+        "$KATAGO_MODEL, beside katago, {}, {}",
+        dir(locate::nets_dir(), "tengen's nets directory"),
+        dir(locate::config_dir(), "tengen's config directory")
+    )
+}
+
+/// The first net in `dir` by [`in_order`].
+fn first_in(dir: &Path) -> Option<PathBuf> {
+    in_order(dir).into_iter().next()
+}
+
+/// The nets in `dir` that this build may read, in the order the levels take them: the known
+/// nets as the known list orders them (the strongest per second on a CPU first), then the
+/// others, newest first (by name when of one age).
+pub fn in_order(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut nets: Vec<(usize, std::cmp::Reverse<SystemTime>, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            let name = path.file_name()?.to_str()?;
+            if !locate::is_network_file(name) || !path.is_file() {
+                return None;
+            }
+            let rank = match known::by_file(name) {
+                Some(net) if net.unreadable.is_some() => return None,
+                Some(net) => KNOWN.iter().position(|k| std::ptr::eq(k, net))?,
+                None => KNOWN.len(),
+            };
+            let modified = entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .unwrap_or(SystemTime::UNIX_EPOCH);
+            Some((rank, std::cmp::Reverse(modified), path))
+        })
+        .collect();
+    nets.sort();
+    nets.into_iter().map(|(_, _, path)| path).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn known_nets_come_first_in_the_known_order_then_the_newest() {
+        let dir = std::env::temp_dir().join(format!("tengen-found-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, age_s: u64| {
+            let path = dir.join(name);
+            std::fs::write(&path, "").unwrap();
+            let when = SystemTime::now() - Duration::from_secs(age_s);
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+        };
+        let b6 = KNOWN[0].file;
+        let second = KNOWN[1].file;
+        write("old-own.bin.gz", 500);
+        write(second, 400);
+        write("new-own.txt.gz", 10);
+        write(b6, 300);
+        write("b10c384h6nbttflrs.bin.gz", 1); // known, and not readable by this build
+        write("notes.txt", 0);
+        write("half.bin.gz.part", 0);
+        let names: Vec<String> = in_order(&dir)
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [b6, second, "new-own.txt.gz", "old-own.bin.gz"]);
+        assert_eq!(first_in(&dir), Some(dir.join(b6)));
+        assert!(in_order(&dir.join("missing")).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
