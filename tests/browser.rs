@@ -441,6 +441,15 @@ async fn play(
             .await
             .unwrap_or_else(|e| panic!("choose {label} in {select}: {e}"));
     }
+    // Beside the level, what plays at it.
+    let plays = client
+        .find(Locator::Css("#plays"))
+        .await
+        .expect("what plays at the level")
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(plays, "random moves");
     click(&client, "#new button").await;
     let page = wait_for(&client, "the new game", |s| s == your_move(1)).await;
     assert_eq!(page.board, vec![".".repeat(SIZE); SIZE]);

@@ -281,7 +281,7 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     assert!(line("hard").contains("plays as net"), "{config}");
     assert!(line("expert").contains("plays as net"), "{config}");
     assert!(
-        line("net").contains(&format!("search with net {}, 800 visits", net.display())),
+        line("net").contains(&format!("search with net {}, 250 visits", net.display())),
         "{config}"
     );
     assert!(
@@ -324,7 +324,7 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     let (_, config, _) = home.run(&["config"], "", &no_katago);
     assert!(
         line_of(&config, "hard").contains(&format!(
-            "plays as its own net (search with net {}, 800 visits)",
+            "plays as its own net (search with net {}, 250 visits)",
             mine.display()
         )),
         "{config}"

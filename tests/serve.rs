@@ -1301,10 +1301,16 @@ fn the_page_and_the_levels_are_served() {
     assert!(page.contains("/api/games"));
     let (status, levels) = server.get("/api/levels");
     assert_eq!(status, 200);
-    assert_eq!(levels["default"], "medium");
-    for level in ["easy", "medium", "mcts", "hard"] {
+    assert_eq!(levels["default"], "hard");
+    for level in ["easy", "medium", "mcts", "net", "hard"] {
         assert!(levels["levels"].as_array().unwrap().contains(&json!(level)));
+        assert!(levels["plays"][level].is_string(), "{levels}");
     }
+    // What plays at each level, the net by its file's name only.
+    assert_eq!(levels["plays"]["medium"], "a one-ply heuristic");
+    let plays = levels["plays"]["net"].as_str().unwrap();
+    assert!(plays.starts_with("tengen's search with"), "{plays}");
+    assert!(!plays.contains('/'), "no path of the server's: {plays}");
     assert_eq!(
         server.get("/healthz"),
         (200, json!({"serving": true, "store": "ok"}))

@@ -28,10 +28,6 @@ pub const ANALYST_LEVEL: &str = "mcts";
 /// KataGo is absent.
 pub const NET_LEVEL: &str = "net";
 
-/// The visits of a move of the [`NET_LEVEL`] with no clock and no `--playouts`: a 19x19 move
-/// with the recommended net (`tengen net get`'s default) takes under 2 s on one thread.
-pub const NET_LEVEL_VISITS: u64 = 800;
-
 /// The largest `lag_reserve_ms` taken: a minute.
 const MAX_LAG_RESERVE_MS: u64 = 60_000;
 
@@ -280,11 +276,12 @@ impl LevelConfig {
         level
     }
 
-    /// The [`NET_LEVEL`]'s search with the net in `file`.
-    fn net_level(file: String) -> LevelConfig {
+    /// The [`NET_LEVEL`]'s search with the net in `file` (as written; `path` where it is),
+    /// at [`found::visits`] a move when no clock or `--playouts` bounds it.
+    fn net_level(file: String, path: &Path) -> LevelConfig {
         LevelConfig::Mcts {
             settings: SearchSettings {
-                playouts: Some(NET_LEVEL_VISITS),
+                playouts: Some(found::visits(path)),
                 ..SearchSettings::default()
             },
             net: Some(file),
@@ -398,7 +395,7 @@ impl Config {
         // Expert falls back along hard's chain, then to medium.
         let hard_chain: &[&str] = &[NET_LEVEL, "mcts"];
         let net_level = match &network {
-            Some(found) => LevelConfig::net_level(found.path.display().to_string()),
+            Some(found) => LevelConfig::net_level(found.path.display().to_string(), &found.path),
             None => LevelConfig::builtin_mcts(),
         };
         let levels = BTreeMap::from([
@@ -496,7 +493,7 @@ impl Config {
                 net: Some(file), ..
             }) = &parsed
             {
-                let own = LevelConfig::net_level(file.clone());
+                let own = LevelConfig::net_level(file.clone(), &config.expand_path(file));
                 config.own_nets.insert(file.clone(), own);
             }
             config.from_file.insert(level.clone());
@@ -1035,7 +1032,7 @@ mod tests {
                     net,
                     &LevelConfig::Mcts {
                         settings: SearchSettings {
-                            playouts: Some(NET_LEVEL_VISITS),
+                            playouts: Some(found::visits(&found.path)),
                             ..SearchSettings::default()
                         },
                         net: Some(found.path.display().to_string()),

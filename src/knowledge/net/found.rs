@@ -82,6 +82,24 @@ pub fn places() -> String {
     )
 }
 
+/// The visits a move of tengen's search makes with the net at `path` when no clock or
+/// `--playouts` bounds it, so that a 19x19 move takes 2 s or less on one thread: the known
+/// list's figure, else the smallest known net's scaled by the file's size (a net's weights,
+/// and so its work per position, grow with it), from one to that net's own (a file smaller
+/// than the smallest net is likely no net, and a search without one counts playouts).
+pub fn visits(path: &Path) -> u64 {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if let Some(net) = known::by_file(name) {
+        return net.visits;
+    }
+    let smallest = KNOWN
+        .iter()
+        .min_by_key(|net| net.bytes)
+        .expect("the known list is not empty");
+    let bytes = std::fs::metadata(path).map_or(smallest.bytes, |m| m.len().max(1));
+    (smallest.visits * smallest.bytes / bytes).clamp(1, smallest.visits)
+}
+
 /// The first net in `dir` by [`in_order`].
 fn first_in(dir: &Path) -> Option<PathBuf> {
     in_order(dir).into_iter().next()
@@ -155,6 +173,21 @@ mod tests {
         assert_eq!(names, [b6, second, "new-own.txt.gz", "old-own.bin.gz"]);
         assert_eq!(first_in(&dir), Some(dir.join(b6)));
         assert!(in_order(&dir.join("missing")).is_empty());
+        // The visits: a known net's own, else scaled by the file's size.
+        assert_eq!(visits(&dir.join(second)), KNOWN[1].visits);
+        std::fs::write(dir.join("big.bin.gz"), vec![0; KNOWN[0].bytes as usize * 5]).unwrap();
+        assert_eq!(visits(&dir.join("big.bin.gz")), KNOWN[0].visits / 5);
+        std::fs::write(
+            dir.join("huge.bin.gz"),
+            vec![0; KNOWN[0].bytes as usize * 1000],
+        )
+        .unwrap();
+        assert_eq!(visits(&dir.join("huge.bin.gz")), 1);
+        assert_eq!(
+            visits(&dir.join("notes.txt")),
+            KNOWN[0].visits,
+            "an empty file"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

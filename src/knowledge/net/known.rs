@@ -47,6 +47,9 @@ pub struct KnownNet {
     pub purpose: &'static str,
     /// Why this build cannot read it, where it cannot.
     pub unreadable: Option<&'static str>,
+    /// The visits of a move of the `net` level with this net when no clock or `--playouts`
+    /// bounds it: a 19x19 move in 2 s or less on one thread (docs/FIGURES.md has the times).
+    pub visits: u64,
 }
 
 /// The net `tengen net get` fetches without a name: the strongest per second on a CPU that
@@ -71,6 +74,7 @@ pub const KNOWN: &[KnownNet] = &[
         model_version: 8,
         purpose: "small and fast: the most strength per second on a CPU",
         unreadable: None,
+        visits: 250,
     },
     KnownNet {
         name: "g170e-b15c192",
@@ -87,6 +91,7 @@ pub const KNOWN: &[KnownNet] = &[
         model_version: 8,
         purpose: "stronger per move, about 10 times slower",
         unreadable: None,
+        visits: 25,
     },
     KnownNet {
         name: "kata1-b18c384nbt",
@@ -103,6 +108,7 @@ pub const KNOWN: &[KnownNet] = &[
         model_version: 14,
         purpose: "KataGo's strong main-run net: analysis, slow on a CPU",
         unreadable: None,
+        visits: 5,
     },
     KnownNet {
         name: "b10c384h6nbttflrs",
@@ -119,6 +125,7 @@ pub const KNOWN: &[KnownNet] = &[
         model_version: 15,
         purpose: "KataGo's small transformer",
         unreadable: Some("its transformer blocks and RMSNorm trunk are not supported yet"),
+        visits: 5,
     },
 ];
 
@@ -446,16 +453,39 @@ mod tests {
         assert!(find("g170").is_none());
     }
 
+    /// Every known net in the test nets' directory (by its file's name or its short name):
+    /// its size, sha256 and header as the list says. g170-b6c96 must be there.
     #[test]
-    fn the_default_net_is_the_one_in_tests_data() {
-        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nets/g170-b6c96.bin.gz");
-        let net = default_net();
-        assert_eq!(std::fs::metadata(&file).unwrap().len(), net.bytes);
-        assert_eq!(sha256(&file).unwrap(), net.sha256);
-        let header = read_header(&file, net.file).unwrap();
-        assert_eq!(header.architecture, net.architecture);
-        assert_eq!(header.version, i64::from(net.model_version));
-        assert_eq!(header.blocks.to_string(), "4 ordinary, 2 global pooling");
+    #[cfg_attr(
+        not(test_nets),
+        ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+    )]
+    fn the_known_nets_in_hand_are_as_the_list_says() {
+        let dir = Path::new(env!("TENGEN_TEST_NETS"));
+        let mut checked = Vec::new();
+        for net in KNOWN {
+            let short = format!("{}.bin.gz", net.name);
+            let Some(file) = [net.file, &short]
+                .iter()
+                .map(|name| dir.join(name))
+                .find(|path| path.is_file())
+            else {
+                continue;
+            };
+            assert_eq!(
+                std::fs::metadata(&file).unwrap().len(),
+                net.bytes,
+                "{}",
+                net.name
+            );
+            assert_eq!(sha256(&file).unwrap(), net.sha256, "{}", net.name);
+            let header = read_header(&file, net.file).unwrap();
+            assert_eq!(header.architecture, net.architecture, "{}", net.name);
+            assert_eq!(header.version, i64::from(net.model_version), "{}", net.name);
+            checked.push(net.name);
+        }
+        assert!(checked.contains(&"g170-b6c96"), "{checked:?}");
+        eprintln!("checked against the files: {checked:?}");
     }
 
     #[test]
