@@ -708,6 +708,9 @@ fn run_serve(args: ServeArgs) -> ExitCode {
         Ok(config) => config,
         Err(e) => return fail(&e),
     };
+    if let Some(line) = config.missing_net(&config.default_level) {
+        log::warn!("{line}");
+    }
     let Some(move_time) = Duration::try_from_secs_f64(args.move_time)
         .ok()
         .filter(|t| !t.is_zero() && t.as_secs() < 86_400)
@@ -914,10 +917,17 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
     };
     // One net for every worker: -model's, else the level's own, else (no -level named) the
     // net that hard's chain plays with when KataGo is skipped: it is our search that answers.
-    let net = model
+    let file = model
         .or_else(|| levels::net_file(&config, &level))
-        .or_else(|| config.search_net().filter(|_| !named))
-        .and_then(|file| levels::load_net(&file));
+        .or_else(|| config.search_net().filter(|_| !named));
+    if file.is_none() && !named {
+        log::warn!(
+            "analysis searches without a network: none is in {} (`tengen net get` fetches one, \
+             or -model names one)",
+            found::places()
+        );
+    }
+    let net = file.and_then(|file| levels::load_net(&file));
     // Each worker gets the level's player with numSearchThreads threads; a level that
     // cannot analyse is answered by the mcts level's search.
     let players = |options: &EngineOptions| {

@@ -92,6 +92,17 @@ fn expert_and_hard_play_from_any_directory_without_katago() {
             "{level}: {stdout}"
         );
     }
+    // The default level, hard, answers a 19x19 genmove without a clock, and says once that
+    // it plays without a net.
+    let (code, stdout, stderr) = home.run(
+        &[],
+        "boardsize 19\ngenmove b\nquit\n",
+        &[("PATH", "/usr/bin:/bin")],
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let vertex = genmove_answer(&stdout);
+    assert!(vertex.len() >= 2 && vertex != "PASS", "{stdout}");
+    assert_eq!(stderr.matches("without a network").count(), 1, "{stderr}");
     let (code, stdout, _) = home.run(&["config"], "", &[("PATH", "/usr/bin:/bin")]);
     assert_eq!(code, Some(0));
     assert!(stdout.contains("built-in levels"), "{stdout}");
@@ -294,6 +305,14 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     assert!(!config.contains("without a network"), "{config}");
     let (_, stdout, stderr) = home.run(&[], session, &no_katago);
     assert!(has_net(&stdout), "the default level: {stdout} {stderr}");
+    // tengen analysis without -model searches with it too; with -level mcts, without.
+    let loaded = format!("loaded network {}", net.display());
+    let info = [no_katago[0], ("RUST_LOG", "info")];
+    let (code, _, stderr) = home.run(&["analysis"], "", &info);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains(&loaded), "{stderr}");
+    let (_, _, stderr) = home.run(&["analysis", "-level", "mcts"], "", &info);
+    assert!(!stderr.contains("loaded network"), "{stderr}");
 
     // A net in tengen's nets directory comes before one in the config directory; a known
     // one before others.

@@ -2,7 +2,7 @@
 """Makes the README's picture of `tengen serve`'s page: docs/images/serve-analysis.png.
 
 Starts `tengen serve` on a free loopback port with a store in a temporary directory, opens a
-9x9 game against the default level (medium) through the JSON API with the moves of
+9x9 game against the level medium through the JSON API with the moves of
 tools/screenshot-game.sgf (the `moves` field of POST /api/games, so the position does not
 depend on the AI's replies), then drives headless chromium through chromedriver (WebDriver, as
 tests/browser.rs does): opens the page on that game with Analysis ticked, waits until the
