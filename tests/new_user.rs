@@ -292,7 +292,7 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     assert!(line("hard").contains("plays as net"), "{config}");
     assert!(line("expert").contains("plays as net"), "{config}");
     assert!(
-        line("net").contains(&format!("search with net {}, 250 visits", net.display())),
+        line("net").contains(&format!("search with net {}, 200 visits", net.display())),
         "{config}"
     );
     assert!(
@@ -343,7 +343,7 @@ fn hard_plays_katago_else_the_net_found_here_else_mcts() {
     let (_, config, _) = home.run(&["config"], "", &no_katago);
     assert!(
         line_of(&config, "hard").contains(&format!(
-            "plays as its own net (search with net {}, 250 visits)",
+            "plays as its own net (search with net {}, 200 visits)",
             mine.display()
         )),
         "{config}"
