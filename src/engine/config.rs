@@ -258,6 +258,9 @@ impl LevelConfig {
                         "move_timeout_ms",
                         format!("must be from 1 to {MAX_MOVE_TIMEOUT_MS} (a day), not {ms}"),
                     ),
+                    _ if level.net.as_deref() == Some("") => {
+                        bad("net", "must be the path of a network file".into())
+                    }
                     _ => Ok(LevelConfig::External(level)),
                 }
             }
@@ -1261,5 +1264,12 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(bad.contains("levels.hard.net"), "{bad}");
+        let empty = parse(&text.replace("nets/mine.bin.gz", ""))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            empty.contains("levels.hard.net: must be the path"),
+            "{empty}"
+        );
     }
 }
