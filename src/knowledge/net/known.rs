@@ -54,28 +54,12 @@ pub struct KnownNet {
 
 /// The net `tengen net get` fetches without a name: the strongest per second on a CPU that
 /// this build reads.
-pub const DEFAULT: &str = "g170-b6c96";
+pub const DEFAULT: &str = "g170e-b15c192";
 
-/// KataGo's published nets, the strongest per second on a CPU first. Sizes and sha256 are
-/// measured on the files; no address could be fetched from where this list was written.
+/// KataGo's published nets, the strongest per second on a CPU first (docs/FIGURES.md (30):
+/// matches at one second a move on 19x19). Sizes and sha256 are measured on the files; no
+/// address could be fetched from where this list was written.
 pub const KNOWN: &[KnownNet] = &[
-    KnownNet {
-        name: "g170-b6c96",
-        file: "g170-b6c96-s175395328-d26788732.bin.gz",
-        // The net KataGo's own tests use, in its repository at tag v1.17.2.
-        url: "https://raw.githubusercontent.com/lightvector/KataGo/v1.17.2/cpp/tests/models/g170-b6c96-s175395328-d26788732.bin.gz",
-        bytes: 3_827_339,
-        sha256: "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d",
-        architecture: Architecture {
-            blocks: 6,
-            channels: 96,
-            transformer: false,
-        },
-        model_version: 8,
-        purpose: "small and fast: the most strength per second on a CPU",
-        unreadable: None,
-        visits: 200,
-    },
     KnownNet {
         name: "g170e-b15c192",
         file: "g170e-b15c192-s1672170752-d466197061.bin.gz",
@@ -90,9 +74,26 @@ pub const KNOWN: &[KnownNet] = &[
             transformer: false,
         },
         model_version: 8,
-        purpose: "stronger per move, about 10 times slower",
+        purpose: "the most strength per second on a CPU: it beat b6c96 at one second a move",
         unreadable: None,
         visits: 25,
+    },
+    KnownNet {
+        name: "g170-b6c96",
+        file: "g170-b6c96-s175395328-d26788732.bin.gz",
+        // The net KataGo's own tests use, in its repository at tag v1.17.2.
+        url: "https://raw.githubusercontent.com/lightvector/KataGo/v1.17.2/cpp/tests/models/g170-b6c96-s175395328-d26788732.bin.gz",
+        bytes: 3_827_339,
+        sha256: "f5d32604e3675c480c7c8f6aa579a1ea857135628a0afccc8fa56330fbacd38d",
+        architecture: Architecture {
+            blocks: 6,
+            channels: 96,
+            transformer: false,
+        },
+        model_version: 8,
+        purpose: "small and fast (10 times b15c192's visits a second), weaker at equal time",
+        unreadable: None,
+        visits: 200,
     },
     KnownNet {
         name: "kata1-b18c384nbt",
