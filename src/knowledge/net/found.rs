@@ -120,9 +120,9 @@ pub fn in_order(dir: &Path) -> Vec<PathBuf> {
             if !locate::is_network_file(name) || !path.is_file() {
                 return None;
             }
-            let rank = match known::by_file(name) {
-                Some(net) if net.unreadable.is_some() => return None,
-                Some(net) => KNOWN.iter().position(|k| std::ptr::eq(k, net))?,
+            let rank = match KNOWN.iter().position(|net| net.file == name) {
+                Some(at) if KNOWN[at].unreadable.is_some() => return None,
+                Some(at) => at,
                 None => KNOWN.len(),
             };
             let modified = entry
