@@ -602,19 +602,26 @@ pub struct RecordInfo<'a> {
 }
 
 /// The SGF FF[4] record of `game`: its size, komi, handicap stones, setup and moves, with the
-/// names, date, result and comment of `info`.
+/// rules, names, date, result and comment of `info` (those that are not empty).
 pub fn write_record(game: &Game, info: &RecordInfo) -> String {
     let size = game.size();
     let mut out = format!(
-        "(;GM[1]FF[4]CA[UTF-8]AP[tengen:{}]SZ[{size}]KM[{}]RU[{}]PB[{}]PW[{}]DT[{}]RE[{}]",
+        "(;GM[1]FF[4]CA[UTF-8]AP[tengen:{}]SZ[{size}]KM[{}]",
         env!("CARGO_PKG_VERSION"),
         game.rules().komi,
-        escape(info.rules),
-        escape(info.black),
-        escape(info.white),
-        escape(info.date),
-        escape(info.result),
     );
+    // An empty field is left out (a game not over has no result).
+    for (id, value) in [
+        ("RU", info.rules),
+        ("PB", info.black),
+        ("PW", info.white),
+        ("DT", info.date),
+        ("RE", info.result),
+    ] {
+        if !value.is_empty() {
+            out.push_str(&format!("{id}[{}]", escape(value)));
+        }
+    }
     if game.handicap() > 0 {
         out.push_str(&format!("HA[{}]", game.handicap()));
     }

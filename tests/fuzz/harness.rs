@@ -68,7 +68,8 @@ pub fn warm_up() {
 /// sends it, so that a 2-second view search stops at once; an analysis stream is closed by the
 /// next line or at the end of input, as in a real session. Scoring commands are left out while
 /// the board may be larger than [`MAX_SCORED_SIZE`] (the size is followed through `boardsize`;
-/// after a `loadsgf` it is taken as 19), and past the first [`MAX_SCORINGS`].
+/// after a `loadsgf` it is taken as 19), and past the first [`MAX_SCORINGS`]; so is a
+/// `printsgf` that names a file to write.
 pub fn gtp_session(data: &[u8]) {
     gtp_session_scoring(data, MAX_SCORINGS);
 }
@@ -96,6 +97,8 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
                 }
             }
             ("loadsgf", _) => size = 19,
+            // `printsgf FILE` writes a file: only the answer form is fuzzed.
+            ("printsgf", [_, ..]) => continue,
             ("final_score" | "final_status_list", _) => {
                 if size > MAX_SCORED_SIZE || scorings >= max_scorings {
                     continue;

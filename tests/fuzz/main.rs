@@ -205,6 +205,7 @@ const GTP_COMMANDS: &[&str] = &[
     "kgs-game_over",
     "gogui-interrupt",
     "loadsgf",
+    "printsgf",
     "showboard",
     "lz-analyze",
     "kata-analyze",

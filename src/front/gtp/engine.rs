@@ -29,7 +29,7 @@ use crate::rules::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus}
 use crate::rules::game::{
     Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
 };
-use crate::rules::sgf;
+use crate::rules::sgf::{self, RecordInfo};
 
 /// The engine's name as `name` reports it.
 pub const NAME: &str = "tengen";
@@ -134,6 +134,7 @@ const COMMANDS: &[(&str, Kind, Handler)] = &[
         no_args(a).map(|()| String::new())
     }),
     ("loadsgf", Kind::Answer, |e, a, _| e.loadsgf(a)),
+    ("printsgf", Kind::Answer, |e, a, _| e.printsgf(a)),
     ("showboard", Kind::Answer, |e, a, _| e.showboard(a)),
     ("lz-analyze", Kind::Stream, |e, a, out| {
         e.analyze("lz-analyze", a, out)
@@ -742,6 +743,29 @@ impl Engine {
             })?;
         self.game = game;
         Ok(String::new())
+    }
+
+    /// The game as an SGF record: the answer without an argument (as KataGo's `printsgf`),
+    /// else written to the file named (as GNU Go's), an empty answer.
+    fn printsgf(&mut self, args: &[String]) -> Result<String, GtpError> {
+        let record = sgf::write_record(
+            &self.game,
+            &RecordInfo {
+                black: "",
+                white: "",
+                date: &sgf::today(),
+                result: "",
+                rules: self.game.rules().name(),
+                comment: "",
+            },
+        );
+        match args {
+            [] => Ok(record),
+            [path] => std::fs::write(path, record + "\n")
+                .map(|()| String::new())
+                .map_err(|e| GtpError::Argument(format!("cannot write {path}: {e}"))),
+            _ => Err(GtpError::Syntax),
+        }
     }
 
     fn showboard(&mut self, args: &[String]) -> Result<String, GtpError> {

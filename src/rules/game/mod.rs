@@ -101,6 +101,18 @@ impl Rules {
         }
     }
 
+    /// The name of these rules as an SGF record's `RU` gives it: `Chinese`, `AGA`,
+    /// `Japanese`, `Tromp-Taylor` (any other mix: `Chinese` with its own ko or suicide rule is
+    /// named after its scoring).
+    pub fn name(&self) -> &'static str {
+        match (self.scoring, self.ko, self.suicide_allowed) {
+            (Scoring::Territory, _, _) => "Japanese",
+            (Scoring::Area, _, true) => "Tromp-Taylor",
+            (Scoring::Area, KoRule::SituationalSuperko, false) => "AGA",
+            (Scoring::Area, _, false) => "Chinese",
+        }
+    }
+
     /// The rules named by `kgs-rules` (`chinese`, `aga`, `japanese`, `new_zealand`) or by
     /// `tromp-taylor`; the komi is kept.
     pub fn named(name: &str, komi: f64) -> Option<Rules> {

@@ -62,6 +62,7 @@ fn the_table_feeds_list_and_known_command() {
         "time_settings",
         "time_left",
         "loadsgf",
+        "printsgf",
         "reg_genmove",
         "showboard",
         "kgs-genmove_cleanup",
@@ -484,7 +485,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(debug_assertions) { 64 } else { 512 }))]
     #[test]
     fn arbitrary_commands_never_panic(
-        name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| *n != "loadsgf").collect::<Vec<_>>()),
+        name in prop::sample::select(COMMANDS.iter().map(|(n, _, _)| *n).filter(|n| !["loadsgf", "printsgf"].contains(n)).collect::<Vec<_>>()),
         args in prop::collection::vec("[a-zA-Z0-9.+-]{0,6}", 0..4),
     ) {
         let mut e = engine();
@@ -496,4 +497,50 @@ proptest! {
             prop_assert!(text.ends_with("\n\n"));
         }
     }
+}
+
+#[test]
+fn printsgf_answers_the_game_or_writes_it_to_a_file() {
+    let mut e = engine();
+    for line in [
+        "boardsize 9",
+        "komi 6.5",
+        "kgs-rules japanese",
+        "play b E5",
+        "play w C3",
+        "play b pass",
+    ] {
+        ok(&mut e, line);
+    }
+    let record = ok(&mut e, "printsgf");
+    assert!(record.starts_with("(;GM[1]FF[4]"), "{record}");
+    assert!(
+        record.contains("SZ[9]KM[6.5]") && record.contains("RU[Japanese]"),
+        "{record}"
+    );
+    assert!(
+        !record.contains("RE[") && !record.contains("PB["),
+        "no empty fields: {record}"
+    );
+    assert!(
+        !record.contains("\n\n"),
+        "no empty line inside a GTP answer: {record}"
+    );
+    let game = sgf::load_game(&record, None, Rules::japanese(6.5)).unwrap();
+    assert_eq!(game.moves(), e.game.moves());
+
+    let dir = std::env::temp_dir().join(format!("tengen-printsgf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("game.sgf");
+    assert_eq!(ok(&mut e, &format!("printsgf {}", file.display())), "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), record + "\n");
+    let Err(GtpError::Argument(why)) = run(&mut e, &format!("printsgf {}", dir.display())) else {
+        panic!("a directory is not written");
+    };
+    assert!(
+        why.starts_with(&format!("cannot write {}", dir.display())),
+        "{why}"
+    );
+    assert_eq!(run(&mut e, "printsgf a b"), Err(GtpError::Syntax));
+    std::fs::remove_dir_all(&dir).unwrap();
 }
