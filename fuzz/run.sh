@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Runs one AFL++ target: fuzz/run.sh TARGET [SECONDS] (TARGET: gtp, sgf, config, query;
+# Runs one AFL++ target: fuzz/run.sh TARGET [SECONDS] (TARGET: gtp, sgf, config, query, model;
 # SECONDS: how long, default 600). Findings land in fuzz/out/TARGET/default/{crashes,hangs}.
 # Needs `cargo install cargo-afl` once (it builds AFL++); see docs/FUZZING.md.
 set -euo pipefail
-target=${1:?usage: fuzz/run.sh gtp|sgf|config|query [seconds]}
+target=${1:?usage: fuzz/run.sh gtp|sgf|config|query|model [seconds]}
 seconds=${2:-600}
 cd "$(dirname "$0")"
 cargo afl build --release --bin "$target"

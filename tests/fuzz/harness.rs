@@ -1,4 +1,4 @@
-//! The four fuzz targets, each a function of arbitrary bytes that must not panic and must
+//! The five fuzz targets, each a function of arbitrary bytes that must not panic and must
 //! finish in bounded time. Shared by the proptest driver (`tests/fuzz/main.rs`, run by
 //! `cargo test`) and the coverage-guided AFL++ binaries (`fuzz/src/bin/*.rs`), which include
 //! this file. See docs/FUZZING.md.
@@ -13,8 +13,10 @@ use tengen::engine::player::levels;
 use tengen::front::analysis_engine::{self, EngineOptions, query};
 use tengen::front::gtp::engine::{Kind, kind_of};
 use tengen::front::gtp::{self, Engine, protocol};
+use tengen::knowledge::net::model::Model;
+use tengen::knowledge::net::{DEFAULT_OPTIMISM, Features, Net};
 use tengen::rules::board::{MAX_SIZE, MIN_SIZE};
-use tengen::rules::game::Rules;
+use tengen::rules::game::{Game, Rules};
 use tengen::rules::sgf::{self, RecordInfo};
 
 /// The most bytes of one input a target reads: GTP sessions and configs longer than this add
@@ -117,6 +119,24 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
     let level = config.level("easy").expect("the easy level");
     let engine = Engine::new(levels::player(config, level, levels::NetSource::Level));
     gtp::serve(engine, Cursor::new(session), std::io::sink()).expect("writing to a sink");
+}
+
+/// The most bytes of a model file the model target reads: enough for the corpus's small
+/// synthetic nets whole.
+pub const MAX_MODEL: usize = 1 << 18;
+
+/// A model file: the bytes read as a file of each name the loader tells apart (gzipped or
+/// not, binary or text, a bare `.gz` tried both ways). A model that loads evaluates a 5x5
+/// board (its weights are arbitrary, so the numbers may be too).
+pub fn model_file(data: &[u8]) {
+    let data = &data[..data.len().min(MAX_MODEL)];
+    for name in ["net.bin.gz", "net.txt.gz", "net.gz", "net.bin", "net.txt"] {
+        let Ok(model) = Model::from_file_bytes(data, name) else {
+            continue;
+        };
+        let features = Features::from_game(&Game::new(5, Rules::default()));
+        let _ = Net::from_model(model).evaluate(&features, 0, DEFAULT_OPTIMISM);
+    }
 }
 
 /// SGF: the text (invalid UTF-8 replaced, as `loadsgf` reads a file) is loaded as a game, at

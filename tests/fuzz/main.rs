@@ -76,7 +76,7 @@ fn corpus_cached(target: &'static str) -> &'static [Vec<u8>] {
     static CACHE: OnceLock<std::collections::BTreeMap<&'static str, Vec<Vec<u8>>>> =
         OnceLock::new();
     &CACHE.get_or_init(|| {
-        ["gtp", "sgf", "config", "query"]
+        ["gtp", "sgf", "config", "query", "model"]
             .into_iter()
             .map(|t| (t, corpus(t)))
             .collect()
@@ -436,6 +436,41 @@ fn analysis_query() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// The start of a model file: a name, a version, the input counts and numbers and words as a
+/// header and blocks hold them (block kinds, counts that may be huge), gzipped or not, then
+/// arbitrary bytes.
+fn model_header() -> impl Strategy<Value = Vec<u8>> {
+    let word = prop_oneof![
+        3 => number(),
+        2 => pick(&[
+            "22", "19", "1", "0", "384", "ordinary_block", "gpool_block",
+            "nested_bottleneck_block", "transformer_attention_block", "transformer_ffn_block",
+            "trunk", "conv", "bn", "act", "matmul", "bias", "@BIN@", "ACTIVATION_RELU",
+            "ACTIVATION_MISH",
+        ]),
+        1 => "[ -~]{0,6}",
+    ];
+    (
+        pick(&["m", "b6c96", "b10c384h6nbttflrs"]),
+        8i64..=17,
+        proptest::collection::vec(word, 0..60),
+        proptest::collection::vec(any::<u8>(), 0..64),
+        any::<bool>(),
+    )
+        .prop_map(|(name, version, words, tail, gzip)| {
+            let mut text =
+                format!("{name}\n{version}\n22\n19\n{}\n", words.join("\n")).into_bytes();
+            text.extend(tail);
+            if !gzip {
+                return text;
+            }
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            std::io::Write::write_all(&mut encoder, &text).expect("gzip into memory");
+            encoder.finish().expect("gzip into memory")
+        })
+}
+
 fn replay_corpus(target: &str, run_one: fn(&[u8])) {
     let inputs = corpus(target);
     assert!(!inputs.is_empty(), "no corpus for {target}");
@@ -463,6 +498,11 @@ fn corpus_config() {
 #[test]
 fn corpus_query() {
     replay_corpus("query", harness::analysis_query);
+}
+
+#[test]
+fn corpus_model() {
+    replay_corpus("model", harness::model_file);
 }
 
 proptest! {
@@ -506,5 +546,15 @@ proptest! {
     #[test]
     fn query_mutated(input in mutated("query")) {
         run(harness::analysis_query, &input)?;
+    }
+
+    #[test]
+    fn model_mutated(input in mutated("model")) {
+        run(harness::model_file, &input)?;
+    }
+
+    #[test]
+    fn model_headers(input in model_header()) {
+        run(harness::model_file, &input)?;
     }
 }

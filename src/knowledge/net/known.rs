@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::Path;
 
-use super::model::{Block, Model, NetError, Problem};
+use super::model::{Block, MAX_MODEL_BYTES, Model, NetError, Problem};
 use super::{DEFAULT_OPTIMISM, Features, Net};
 use crate::rules::game::{Game, Rules};
 
@@ -224,17 +224,14 @@ pub struct Header {
 /// The header's words are within this many bytes of the start.
 const HEADER_BYTES: u64 = 4096;
 
-/// The most a model file may unpack to, as `Model::load` allows.
-const MAX_UNPACKED: u64 = 4 << 30;
-
 /// The file at `path`, unpacked when `name` ends in `.gz`.
 fn open(path: &Path, name: &str) -> Result<Box<dyn Read>, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let file = BufReader::new(file);
     Ok(if name.to_lowercase().ends_with(".gz") {
-        Box::new(flate2::bufread::MultiGzDecoder::new(file).take(MAX_UNPACKED))
+        Box::new(flate2::bufread::MultiGzDecoder::new(file).take(MAX_MODEL_BYTES))
     } else {
-        Box::new(file.take(MAX_UNPACKED))
+        Box::new(file.take(MAX_MODEL_BYTES))
     })
 }
 
@@ -379,20 +376,8 @@ pub fn load_as(path: &Path, name: &str) -> Result<Net, NetError> {
         file: path.display().to_string(),
         problem,
     };
-    let lower = name.to_lowercase();
-    let binary = !lower.ends_with(".txt.gz") && !lower.ends_with(".txt");
-    let mut data = Vec::new();
-    open(path, name)
-        .map_err(|e| err(Problem::Io(e)))?
-        .read_to_end(&mut data)
-        .map_err(|e| err(Problem::Gzip(e.to_string())))?;
-    if data.len() as u64 >= MAX_UNPACKED {
-        return Err(err(Problem::Gzip(format!(
-            "it unpacks to more than {} GiB, more than any net",
-            MAX_UNPACKED >> 30
-        ))));
-    }
-    Model::parse(&data, binary)
+    let raw = std::fs::read(path).map_err(|e| err(Problem::Io(e.to_string())))?;
+    Model::from_file_bytes(&raw, name)
         .map(Net::from_model)
         .map_err(err)
 }

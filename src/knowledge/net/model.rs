@@ -260,7 +260,7 @@ pub struct Model {
 }
 
 /// The most a model file may unpack to: KataGo's largest nets are a few hundred MB.
-const MAX_MODEL_BYTES: u64 = 4 << 30;
+pub const MAX_MODEL_BYTES: u64 = 1 << 30;
 
 impl Model {
     /// Reads a model file, gzipped or not, binary or text as its name says.
@@ -270,35 +270,39 @@ impl Model {
             file: file.clone(),
             problem,
         };
-        let lower = file.to_lowercase();
         let raw = std::fs::read(path).map_err(|e| err(Problem::Io(e.to_string())))?;
+        Model::from_file_bytes(&raw, &file).map_err(err)
+    }
+
+    /// The model in `raw`, the bytes of a file named `name`: gzipped or not, binary or text as
+    /// the name says; unpacked to at most [`MAX_MODEL_BYTES`].
+    pub fn from_file_bytes(raw: &[u8], name: &str) -> Result<Model, Problem> {
+        let lower = name.to_lowercase();
         if lower.ends_with(".txt") {
-            return Model::parse(&raw, false).map_err(err);
+            return Model::parse(raw, false);
         }
         if lower.ends_with(".bin") {
-            return Model::parse(&raw, true).map_err(err);
+            return Model::parse(raw, true);
         }
         if !lower.ends_with(".gz") {
-            return Err(err(Problem::Extension));
+            return Err(Problem::Extension);
         }
         let mut data = Vec::new();
-        flate2::read::MultiGzDecoder::new(raw.as_slice())
+        flate2::read::MultiGzDecoder::new(raw)
             .take(MAX_MODEL_BYTES + 1)
             .read_to_end(&mut data)
-            .map_err(|e| err(Problem::Gzip(e.to_string())))?;
+            .map_err(|e| Problem::Gzip(e.to_string()))?;
         if data.len() as u64 > MAX_MODEL_BYTES {
-            return Err(err(Problem::Gzip(format!(
+            return Err(Problem::Gzip(format!(
                 "it unpacks to more than {} GiB, more than any net",
                 MAX_MODEL_BYTES >> 30
-            ))));
+            )));
         }
         let binary = !lower.ends_with(".txt.gz");
         match Model::parse(&data, binary) {
             // A plain `.gz` may be either, as KataGo tries both.
-            Err(_) if binary && !lower.ends_with(".bin.gz") => {
-                Model::parse(&data, false).map_err(err)
-            }
-            result => result.map_err(err),
+            Err(_) if binary && !lower.ends_with(".bin.gz") => Model::parse(&data, false),
+            result => result,
         }
     }
 
