@@ -687,25 +687,29 @@ impl Config {
         self.own_nets.get(external.net.as_ref()?)
     }
 
-    /// The line that says `level`, an external level (as `hard` and `expert` are), plays
-    /// tengen's search without a network while its engine is absent, and what fixes that; `None`
-    /// when it plays its engine or a net, or is not external.
+    /// The line that says `level` plays tengen's search without a network, and what fixes
+    /// that: an external level (as `hard` and `expert` are) while its engine is absent, or the
+    /// built-in `net` level where no net was found; `None` for any other level, or when it
+    /// plays its engine or a net.
     pub fn missing_net(&self, level: &str) -> Option<String> {
-        let external @ LevelConfig::External(_) = self.levels.get(level)? else {
+        let config = self.levels.get(level)?;
+        let wants_net = matches!(config, LevelConfig::External(_))
+            || (level == NET_LEVEL && !self.from_file.contains(level));
+        let LevelConfig::Mcts { net: None, .. } = config.effective(self) else {
             return None;
         };
-        let LevelConfig::Mcts { net: None, .. } = external.effective(self) else {
+        if !wants_net {
             return None;
-        };
+        }
         Some(match &self.found_net {
-            Some(found) => format!(
+            Some(found) if level != NET_LEVEL => format!(
                 "level {level} plays tengen's search without a network: its fallbacks in {} skip \
                  the `{NET_LEVEL}` level, which has {} ({}); add \"{NET_LEVEL}\" first to its fallback",
                 self.origin(level),
                 found.path.display(),
                 found.whence
             ),
-            None => format!(
+            _ => format!(
                 "level {level} plays tengen's search without a network (KataGo is not here, and \
                  no net is in {}): `tengen net get` fetches one",
                 found::places()
@@ -1049,7 +1053,7 @@ mod tests {
                 assert_eq!(config.level("hard").unwrap().effective(&config), net);
                 assert_eq!(config.level("expert").unwrap().effective(&config), net);
                 let missing = config.missing_net("hard");
-                match network {
+                match &network {
                     Some(_) => assert_eq!(missing, None),
                     None => {
                         let line = missing.expect("a line saying hard has no net");
@@ -1058,7 +1062,8 @@ mod tests {
                 }
             }
             assert_eq!(config.missing_net("mcts"), None);
-            assert_eq!(config.missing_net("net"), None);
+            // The net level itself says so too, where it has no net.
+            assert_eq!(config.missing_net("net").is_some(), network.is_none());
         }
         // A user's file that only defines [engines.katago] is what hard and expert play.
         let file = parse("[engines.katago]\ncommand = [\"sh\"]\n").unwrap();
