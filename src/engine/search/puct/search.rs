@@ -42,8 +42,9 @@ struct Run<'a> {
     moves_ownership: bool,
     /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
     leaf_batch: usize,
-    /// How long one leaf's evaluation took at the slowest so far, in nanoseconds (0: not
-    /// known yet): under a deadline a batch is cut to the leaves that fit before it.
+    /// How long one leaf's evaluation takes, in nanoseconds (0: not known yet): the slowest
+    /// recent pace (see [`Run::evaluate`]); under a deadline a batch is cut to the leaves
+    /// that fit before it.
     leaf_nanos: AtomicU64,
 }
 
@@ -61,8 +62,8 @@ pub struct PuctSearch {
     /// The game the tree's root stands for, while the tree may be reused.
     pub(super) reusable: Option<RootGame>,
     pub(super) seed: u64,
-    /// How long one leaf's evaluation took at the slowest (nanoseconds; 0: never measured),
-    /// carried from search to search, so that a reused tree's first batch fits the clock too.
+    /// How long one leaf's evaluation takes (nanoseconds; 0: never measured), carried from
+    /// search to search, so that a reused tree's first batch fits the clock too.
     leaf_nanos: u64,
 }
 
@@ -364,14 +365,20 @@ impl Run<'_> {
         let started = Instant::now();
         let evaluations = self.evaluator.evaluate(leaves, symmetries);
         let each = started.elapsed().as_nanos() / leaves.len().max(1) as u128;
-        // The slowest pace seen: a batch answered from the cache is no measure of the next.
-        self.leaf_nanos
-            .fetch_max(u64::try_from(each).unwrap_or(u64::MAX), Ordering::Relaxed);
+        let each = u64::try_from(each).unwrap_or(u64::MAX);
+        // Up at once to a slower pace, down a tenth a batch: a batch answered from the cache
+        // is no measure of the next, and one slow batch (a busy machine, the first
+        // evaluation's warm-up) fades within some batches.
+        let _ = self
+            .leaf_nanos
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |old| {
+                Some(each.max(old - old / 10))
+            });
         evaluations
     }
 
     /// The leaves the next batch may take: `leaf_batch`, but under a deadline only as many
-    /// as the slowest evaluations' pace fits before it (0: none, the search is over), so that a
+    /// as the recent evaluations' slowest pace fits before it (0: none, the search is over), so that a
     /// net slow for the clock (a big one on one thread) does not overrun a move's time.
     fn batch_before(&self, deadline: Option<Instant>) -> usize {
         let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
