@@ -12,8 +12,13 @@ export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_AFFINIT
 [ -n "${FUZZ_UI:-}" ] || export AFL_NO_UI=1
 # Threads (the GTP reader, search, scorer) make coverage vary a little: calibrate briefly.
 export AFL_FAST_CAL=1
-# A second run resumes the same output folder instead of starting over.
+# A second run resumes the same output folder instead of starting over. The model target's
+# seeds are synthetic nets written here (no net is kept in the repository).
 input=fuzz/corpus/$target
+if [ "$target" = model ]; then
+    cargo run --release --bin model_seeds -- out/model-seeds
+    input=fuzz/out/model-seeds
+fi
 [ -d "out/$target/default/queue" ] && input=-
 # CmpLog (cargo afl's -c0) helps the parsers; for the GTP target, whose inputs run whole
 # sessions, its colorization stage costs more than it finds (the dictionary has the words).

@@ -13,7 +13,7 @@ use tengen::engine::player::levels;
 use tengen::front::analysis_engine::{self, EngineOptions, query};
 use tengen::front::gtp::engine::{Kind, kind_of};
 use tengen::front::gtp::{self, Engine, protocol};
-use tengen::knowledge::net::model::Model;
+use tengen::knowledge::net::model::{Model, synthetic};
 use tengen::knowledge::net::{DEFAULT_OPTIMISM, Features, Net};
 use tengen::rules::board::{MAX_SIZE, MIN_SIZE};
 use tengen::rules::game::{Game, Rules};
@@ -124,6 +124,25 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
 /// The most bytes of a model file the model target reads: enough for the corpus's small
 /// synthetic nets whole.
 pub const MAX_MODEL: usize = 1 << 18;
+
+/// The model target's seeds, made here rather than kept in the repository (no net is): a
+/// synthetic net of the oldest and newest model versions gzipped, one of a middle version
+/// not, and one in the text format.
+pub fn model_seeds() -> Vec<(String, Vec<u8>)> {
+    let net = |version, binary| synthetic::net(version, binary, synthetic::seed(version));
+    vec![
+        ("synthetic-v8.bin.gz".into(), synthetic::gzip(&net(8, true))),
+        ("synthetic-v11.bin".into(), net(11, true)),
+        (
+            "synthetic-v15.bin.gz".into(),
+            synthetic::gzip(&net(15, true)),
+        ),
+        (
+            "synthetic-v15.txt.gz".into(),
+            synthetic::gzip(&net(15, false)),
+        ),
+    ]
+}
 
 /// A model file: the bytes read as a file of each name the loader tells apart (gzipped or
 /// not, binary or text, a bare `.gz` tried both ways). A model that loads evaluates a 5x5

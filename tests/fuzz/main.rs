@@ -1,5 +1,6 @@
 //! The fuzz targets of `harness.rs` in `cargo test`: every committed corpus input (seeds and
-//! the inputs of past findings, `fuzz/corpus/<target>/`), then a short structured run of each
+//! the inputs of past findings, `fuzz/corpus/<target>/`, and the model target's generated
+//! seeds), then a short structured run of each
 //! target with proptest — inputs built from each format's grammar, and byte-level mutations
 //! of the corpus. The long coverage-guided runs use AFL++ on the same functions (`fuzz/`,
 //! docs/FUZZING.md). `FUZZ_CASES=N` sets the cases per property (default 1000).
@@ -59,17 +60,23 @@ fn corpus_dir(target: &str) -> PathBuf {
         .join(target)
 }
 
-/// The inputs committed for `target`, sorted by name.
+/// The inputs committed for `target` (a target may have none), sorted by name, then the
+/// generated seeds.
 fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus_dir(target))
-        .expect("the corpus folder")
-        .map(|e| e.expect("a corpus entry").path())
-        .collect();
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(corpus_dir(target)) {
+        Ok(entries) => entries.map(|e| e.expect("a corpus entry").path()).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => panic!("the corpus folder of {target}: {e}"),
+    };
     paths.sort();
-    paths
+    let mut inputs: Vec<Vec<u8>> = paths
         .iter()
         .map(|p| std::fs::read(p).expect("a corpus file"))
-        .collect()
+        .collect();
+    if target == "model" {
+        inputs.extend(harness::model_seeds().into_iter().map(|(_, bytes)| bytes));
+    }
+    inputs
 }
 
 fn corpus_cached(target: &'static str) -> &'static [Vec<u8>] {

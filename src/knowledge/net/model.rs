@@ -4,8 +4,8 @@
 //! normalises the residual stream). The result, [`Model`], is immutable and shared by all threads.
 
 mod reader;
-#[cfg(test)]
-pub(crate) mod synthetic;
+#[doc(hidden)]
+pub mod synthetic;
 #[cfg(test)]
 mod tests;
 

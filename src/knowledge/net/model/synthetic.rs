@@ -1,5 +1,6 @@
 //! Small random-weight nets written in KataGo's model format, one per model version 8 to 15,
-//! for tests here and for KataGo to load and answer (`write_synthetic_nets` below writes them
+//! for tests (here, and the fuzz targets' seeds: no net is kept in the repository) and for
+//! KataGo to load and answer (`write_synthetic_nets` below writes them
 //! to a directory, for recording KataGo's outputs). Each holds an ordinary, a global-pooling
 //! and a nested-bottleneck block (itself holding an ordinary and a global-pooling block), every
 //! activation KataGo knows from version 11, batch norms with and without scale and bias.
@@ -8,7 +9,7 @@ use std::io::Write;
 
 /// The channel counts of a synthetic net (and two counts a test may make wrong).
 #[derive(Clone, Copy)]
-pub(crate) struct Dims {
+pub struct Dims {
     pub trunk: usize,
     pub regular: usize,
     pub pooled: usize,
@@ -27,7 +28,7 @@ pub(crate) struct Dims {
 
 impl Dims {
     /// The nets KataGo is asked to answer for: 24 trunk channels.
-    pub(crate) const STANDARD: Dims = Dims {
+    pub const STANDARD: Dims = Dims {
         trunk: 24,
         regular: 16,
         pooled: 8,
@@ -43,7 +44,7 @@ impl Dims {
     };
 
     /// A net of a few kilobytes, for cutting at every length.
-    pub(crate) const TINY: Dims = Dims {
+    pub const TINY: Dims = Dims {
         trunk: 2,
         regular: 2,
         pooled: 1,
@@ -77,8 +78,8 @@ impl Rng {
 }
 
 /// A model file being written.
-pub(crate) struct Writer {
-    pub(crate) out: Vec<u8>,
+pub struct Writer {
+    pub out: Vec<u8>,
     binary: bool,
     version: i32,
     rng: Rng,
@@ -87,7 +88,7 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    pub(crate) fn new(version: i32, binary: bool, seed: u64) -> Self {
+    pub fn new(version: i32, binary: bool, seed: u64) -> Self {
         Writer {
             out: Vec::new(),
             binary,
@@ -98,7 +99,7 @@ impl Writer {
     }
 
     /// A header line: words separated by newlines, as KataGo's exporter writes them.
-    pub(crate) fn words(&mut self, words: &[&str]) {
+    pub fn words(&mut self, words: &[&str]) {
         for w in words {
             self.out.extend_from_slice(w.as_bytes());
             self.out.push(b'\n');
@@ -112,7 +113,7 @@ impl Writer {
     }
 
     /// A block of weights: `@BIN@` and little-endian f32s, or text.
-    pub(crate) fn floats(&mut self, values: &[f32]) {
+    pub fn floats(&mut self, values: &[f32]) {
         if self.binary {
             self.out.extend_from_slice(b"@BIN@");
             for v in values {
@@ -133,7 +134,7 @@ impl Writer {
     }
 
     /// A convolution with weights of variance `gain / fan_in`.
-    pub(crate) fn conv(&mut self, name: &str, k: usize, ic: usize, oc: usize, gain: f32) {
+    pub fn conv(&mut self, name: &str, k: usize, ic: usize, oc: usize, gain: f32) {
         self.words(&[name]);
         self.numbers(&[k, k, ic, oc, 1, 1]);
         let scale = (3.0 * gain / (k * k * ic) as f32).sqrt();
@@ -141,7 +142,7 @@ impl Writer {
         self.floats(&w);
     }
 
-    pub(crate) fn norm(&mut self, name: &str, channels: usize) {
+    pub fn norm(&mut self, name: &str, channels: usize) {
         self.layers += 1;
         let (has_scale, has_bias) = (
             self.layers.is_multiple_of(2),
@@ -170,7 +171,7 @@ impl Writer {
     }
 
     /// An activation: ReLU before version 11 (a name only), from 11 the four kinds in turn.
-    pub(crate) fn activation(&mut self, name: &str) {
+    pub fn activation(&mut self, name: &str) {
         self.layers += 1;
         self.words(&[name]);
         if self.version >= 11 {
@@ -184,7 +185,7 @@ impl Writer {
         }
     }
 
-    pub(crate) fn matmul(&mut self, name: &str, ic: usize, oc: usize, gain: f32) {
+    pub fn matmul(&mut self, name: &str, ic: usize, oc: usize, gain: f32) {
         self.words(&[name]);
         self.numbers(&[ic, oc]);
         let scale = (3.0 * gain / ic as f32).sqrt();
@@ -192,7 +193,7 @@ impl Writer {
         self.floats(&w);
     }
 
-    pub(crate) fn bias(&mut self, name: &str, channels: usize) {
+    pub fn bias(&mut self, name: &str, channels: usize) {
         self.words(&[name]);
         self.numbers(&[channels]);
         let b = self.random(channels, 0.2);
@@ -251,12 +252,12 @@ impl Writer {
 }
 
 /// A whole synthetic net of `version`, uncompressed, of the standard size.
-pub(crate) fn net(version: i32, binary: bool, seed: u64) -> Vec<u8> {
+pub fn net(version: i32, binary: bool, seed: u64) -> Vec<u8> {
     net_sized(version, binary, seed, &Dims::STANDARD)
 }
 
 /// A whole synthetic net of `version`, uncompressed.
-pub(crate) fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
+pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
     let trunk = d.trunk;
     let mut w = Writer::new(version, binary, seed);
     let name = format!("synthetic-v{version}");
@@ -317,20 +318,21 @@ pub(crate) fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<
 }
 
 /// `data` gzipped.
-pub(crate) fn gzip(data: &[u8]) -> Vec<u8> {
+pub fn gzip(data: &[u8]) -> Vec<u8> {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     gz.write_all(data).expect("writing to memory");
     gz.finish().expect("writing to memory")
 }
 
 /// The seed of version `version`'s synthetic net.
-pub(crate) fn seed(version: i32) -> u64 {
+pub fn seed(version: i32) -> u64 {
     0x7E46_E400 + version as u64
 }
 
 /// Writes `synthetic-v8.bin.gz` .. `synthetic-v15.bin.gz` (and `synthetic-v15.txt.gz`, the
 /// text format) into `$TENGEN_SYNTHETIC_NETS_DIR`, for KataGo to load:
 /// `TENGEN_SYNTHETIC_NETS_DIR=dir cargo test --lib write_synthetic_nets -- --ignored`.
+#[cfg(test)]
 #[test]
 #[ignore = "writes files: set TENGEN_SYNTHETIC_NETS_DIR"]
 fn write_synthetic_nets() {
