@@ -424,3 +424,25 @@ fn fischer_as_gtp2ogs_sends_it_and_every_kata_time_settings_kind() {
     assert!(cpu > 0.0, "{cpu}");
     assert_eq!(e.quit(), Some(0));
 }
+
+#[test]
+fn katago_rules_and_search_settings_over_the_pipe() {
+    let mut e = Gtp::tengen("mcts");
+    // JSON with spaces, split by the GTP reader and read whole again.
+    let json = r#"kata-set-rules {"scoring": "TERRITORY", "ko": "SIMPLE", "suicide": false}"#;
+    assert_eq!(e.send(json), Ok("".into()));
+    let rules = e.send("kata-get-rules").expect("the rules");
+    assert!(rules.contains(r#""scoring":"TERRITORY""#), "{rules}");
+    assert!(
+        e.send("printsgf")
+            .expect("a record")
+            .contains("RU[Japanese]")
+    );
+    assert!(e.send("kata-set-rule tax SOME").is_err());
+    assert_eq!(e.send("kata-set-param maxVisits 20"), Ok("".into()));
+    assert_eq!(e.send("kata-get-param playouts"), Ok("20".into()));
+    let refused = e.send("kata-set-param numSearchThreads 0.5").unwrap_err();
+    assert!(refused.contains("numSearchThreads"), "{refused}");
+    assert!(e.send("genmove b").is_ok());
+    assert_eq!(e.quit(), Some(0));
+}

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 use tengen::engine::config::{Config, SearchOverrides};
-use tengen::engine::player::levels;
+use tengen::engine::player::{SearchSettings, levels};
 use tengen::front::analysis_engine::{self, EngineOptions, query};
 use tengen::front::gtp::engine::{Kind, kind_of};
 use tengen::front::gtp::{self, Engine, protocol};
@@ -101,6 +101,13 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
             ("loadsgf", _) => size = 19,
             // `printsgf FILE` writes a file: only the answer form is fuzzed.
             ("printsgf", [_, ..]) => continue,
+            // `kata-set-param` can give the analyst a billion playouts or a thousand threads,
+            // which the session's bounds are there to prevent: only its refusals are fuzzed.
+            ("kata-set-param", [name, value, ..])
+                if SearchSettings::default().with_param(name, value).is_ok() =>
+            {
+                continue;
+            }
             ("final_score" | "final_status_list", _) => {
                 if size > MAX_SCORED_SIZE || scorings >= max_scorings {
                     continue;

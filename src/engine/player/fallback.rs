@@ -106,6 +106,30 @@ impl Player for FallbackPlayer {
     fn describe(&self) -> Option<String> {
         self.chain.first().and_then(|p| p.describe())
     }
+
+    /// The first search's of the chain.
+    fn param(&mut self, name: &str) -> Result<String, PlayerError> {
+        for player in &mut self.chain {
+            match player.param(name) {
+                Err(PlayerError::NoSearch) => {}
+                result => return result,
+            }
+        }
+        Err(PlayerError::NoSearch)
+    }
+
+    /// Set in every search of the chain, so that whichever plays a move plays it so.
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), PlayerError> {
+        let mut result = Err(PlayerError::NoSearch);
+        for player in &mut self.chain {
+            match player.set_param(name, value) {
+                Err(PlayerError::NoSearch) => {}
+                Err(e) => return Err(e),
+                Ok(()) => result = Ok(()),
+            }
+        }
+        result
+    }
 }
 
 /// One log line for a player of the chain that gave no move.

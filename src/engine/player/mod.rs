@@ -22,7 +22,8 @@ pub use crate::engine::search::{AnalysisRequest, Budget, MoveInfo, Report, RootI
 // against, a level's playouts when it names none, the time a move may take on a clock, and a
 // level's settings.
 pub use crate::engine::search::{
-    DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MAX_THREADS, SearchSettings, thread_count, time_for_move,
+    DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MAX_THREADS, PARAMS, SearchSettings, thread_count,
+    time_for_move,
 };
 use crate::rules::board::{Color, Move, Point};
 use crate::rules::game::{Game, opening_length};
@@ -63,6 +64,19 @@ pub trait Player: Send {
     /// The engine behind this player when it is another program (`name version`), once known.
     fn describe(&self) -> Option<String> {
         None
+    }
+
+    /// The search's setting `name` (engines.toml's key or KataGo's name: [`PARAMS`]), for
+    /// `kata-get-param`; [`PlayerError::NoSearch`] from a player that does not search.
+    fn param(&mut self, _name: &str) -> Result<String, PlayerError> {
+        Err(PlayerError::NoSearch)
+    }
+
+    /// Sets the search's setting `name` to `value` from the next move on, checked as
+    /// engines.toml's are (`kata-set-param`); [`PlayerError::NoSearch`] from a player that
+    /// does not search.
+    fn set_param(&mut self, _name: &str, _value: &str) -> Result<(), PlayerError> {
+        Err(PlayerError::NoSearch)
     }
 }
 
@@ -143,6 +157,30 @@ impl Player for WithAnalyst {
     fn describe(&self) -> Option<String> {
         self.player.describe()
     }
+
+    /// The level's search's, else its analyst's (made now).
+    fn param(&mut self, name: &str) -> Result<String, PlayerError> {
+        match self.player.param(name) {
+            Err(PlayerError::NoSearch) => {
+                let make = &self.make_analyst;
+                self.analyst.get_or_insert_with(|| make()).param(name)
+            }
+            result => result,
+        }
+    }
+
+    /// The level's search's, else its analyst's (made now).
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), PlayerError> {
+        match self.player.set_param(name, value) {
+            Err(PlayerError::NoSearch) => {
+                let make = &self.make_analyst;
+                self.analyst
+                    .get_or_insert_with(|| make())
+                    .set_param(name, value)
+            }
+            result => result,
+        }
+    }
 }
 
 /// A player's answer to `genmove`.
@@ -169,6 +207,10 @@ impl Answer {
 pub enum PlayerError {
     /// This player does not analyse positions.
     CannotAnalyze,
+    /// This player does not search, so has no search settings.
+    NoSearch,
+    /// A search setting that is not one, or a value out of its range: why.
+    Param(String),
     /// The engine `name` behind the player failed.
     Engine {
         /// The engine's name in the config.
@@ -182,6 +224,8 @@ impl fmt::Display for PlayerError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PlayerError::CannotAnalyze => f.write_str("this level does not analyse positions"),
+            PlayerError::NoSearch => f.write_str("this level does not search"),
+            PlayerError::Param(why) => f.write_str(why),
             PlayerError::Engine { name, error } => write!(f, "{name}: {error}"),
         }
     }

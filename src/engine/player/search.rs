@@ -35,6 +35,10 @@ pub trait Searcher: Send {
     fn ponder(&mut self, game: &Game, budget: &Budget) -> u64;
     /// The search's name in the log.
     fn name(&self) -> &'static str;
+    /// The level's settings.
+    fn settings(&self) -> &SearchSettings;
+    /// Searches under `settings` from the next search on.
+    fn set_settings(&mut self, settings: SearchSettings);
 }
 
 impl Searcher for Search {
@@ -61,6 +65,14 @@ impl Searcher for Search {
 
     fn name(&self) -> &'static str {
         "mcts"
+    }
+
+    fn settings(&self) -> &SearchSettings {
+        Search::settings(self)
+    }
+
+    fn set_settings(&mut self, settings: SearchSettings) {
+        Search::set_settings(self, settings);
     }
 }
 
@@ -89,6 +101,14 @@ impl Searcher for PuctSearch {
     fn name(&self) -> &'static str {
         "net search"
     }
+
+    fn settings(&self) -> &SearchSettings {
+        PuctSearch::settings(self)
+    }
+
+    fn set_settings(&mut self, settings: SearchSettings) {
+        PuctSearch::set_settings(self, settings);
+    }
 }
 
 /// The prior of each legal move for `color` in `game` that a search level starts from: `net`'s
@@ -109,27 +129,35 @@ pub struct SearchPlayer {
     ponder: bool,
     /// The opening book's chooser, when the level plays from the book.
     book: Option<Opening>,
+    /// Whether a net guides the search (the book's default depends on it).
+    with_net: bool,
 }
 
 impl SearchPlayer {
     /// The playout search under `settings`.
     pub fn playouts(settings: SearchSettings) -> SearchPlayer {
         let (ponder, book) = (settings.ponder, opening(&settings, false));
-        SearchPlayer::new(ponder, book, Box::new(Search::new(settings)))
+        SearchPlayer::new(ponder, book, false, Box::new(Search::new(settings)))
     }
 
     /// The search guided by `net` under `settings` (playouts count visits).
     pub fn with_net(net: Arc<Net>, settings: SearchSettings) -> SearchPlayer {
         let (ponder, book) = (settings.ponder, opening(&settings, true));
-        SearchPlayer::new(ponder, book, Box::new(PuctSearch::new(net, settings)))
+        SearchPlayer::new(ponder, book, true, Box::new(PuctSearch::new(net, settings)))
     }
 
-    fn new(ponder: bool, book: Option<Opening>, search: Box<dyn Searcher>) -> SearchPlayer {
+    fn new(
+        ponder: bool,
+        book: Option<Opening>,
+        with_net: bool,
+        search: Box<dyn Searcher>,
+    ) -> SearchPlayer {
         SearchPlayer {
             search,
             losing_streak: LosingStreak::default(),
             ponder,
             book,
+            with_net,
         }
     }
 }
@@ -178,6 +206,27 @@ impl Player for SearchPlayer {
             return 0;
         }
         self.search.ponder(game, budget)
+    }
+
+    fn param(&mut self, name: &str) -> Result<String, PlayerError> {
+        self.search
+            .settings()
+            .param(name)
+            .map_err(PlayerError::Param)
+    }
+
+    fn set_param(&mut self, name: &str, value: &str) -> Result<(), PlayerError> {
+        let settings = self
+            .search
+            .settings()
+            .with_param(name, value)
+            .map_err(PlayerError::Param)?;
+        if settings.book(self.with_net) != self.book.is_some() {
+            self.book = opening(&settings, self.with_net);
+        }
+        self.ponder = settings.ponder;
+        self.search.set_settings(settings);
+        Ok(())
     }
 }
 
@@ -236,6 +285,56 @@ mod tests {
             }
         }
         answers
+    }
+
+    /// The root visits of the report a genmove on an empty board of `size` gives (a size
+    /// unlike the last one's, so that no tree is reused).
+    fn visits_of_a_move(player: &mut SearchPlayer, size: usize) -> u64 {
+        struct Visits(u64);
+        impl Progress for Visits {
+            fn update(&mut self, update: Update<'_>) -> bool {
+                if let Update::Report(report) = update {
+                    self.0 = report.root.visits;
+                }
+                true
+            }
+        }
+        let game = Game::new(size, Rules::default());
+        let mut visits = Visits(0);
+        player
+            .genmove(&game, Color::Black, &Budget::default(), &mut visits)
+            .expect("a move");
+        visits.0
+    }
+
+    #[test]
+    fn a_setting_changed_in_play_rules_the_next_search() {
+        let mut player = SearchPlayer::playouts(SearchSettings {
+            playouts: Some(300),
+            threads: 1,
+            seed: Some(5),
+            book_set: Some(false),
+            early_stop: false,
+            ..SearchSettings::default()
+        });
+        assert_eq!(visits_of_a_move(&mut player, 9), 300);
+        player.set_param("maxVisits", "40").expect("a setting");
+        assert_eq!(player.param("playouts").ok().as_deref(), Some("40"));
+        assert_eq!(visits_of_a_move(&mut player, 7), 40);
+        // A refused value changes nothing.
+        assert!(player.set_param("maxVisits", "0").is_err());
+        assert!(player.set_param("numSearchThreads", "many").is_err());
+        assert_eq!(visits_of_a_move(&mut player, 9), 40);
+        // The book comes and goes with its setting.
+        player.set_param("book", "true").expect("a setting");
+        assert!(player.book.is_some());
+        player.set_param("book", "none").expect("a setting");
+        assert!(
+            player.book.is_some(),
+            "without a net the book is on by default"
+        );
+        player.set_param("book", "false").expect("a setting");
+        assert!(player.book.is_none());
     }
 
     #[test]

@@ -89,6 +89,18 @@ impl Search {
         }
     }
 
+    /// The level's settings.
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+
+    /// Searches under `settings` from the next search on (the tree's size and the seed stay).
+    pub fn set_settings(&mut self, mut settings: SearchSettings) {
+        settings.resign_threshold = settings.resign_threshold.clamp(0.0, 1.0);
+        self.threads = thread_count(settings.threads);
+        self.settings = settings;
+    }
+
     /// The search parameters for a board of `size`: the level's, kept in range, with
     /// `expand_after` by size unless the level sets it.
     pub(super) fn params_for(&self, size: usize) -> Params {

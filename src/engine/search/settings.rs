@@ -157,6 +157,100 @@ impl SearchSettings {
     }
 }
 
+/// The settings a running search takes (`kata-get-param`, `kata-set-param`), by engines.toml's
+/// keys, then KataGo's names for those it shares (each beside the key it stands for). The
+/// tree's size and the seed are set once, when the level is made.
+pub const PARAMS: [(&str, &str); 15] = [
+    ("playouts", "playouts"),
+    ("threads", "threads"),
+    ("resign_threshold", "resign_threshold"),
+    ("exploration", "exploration"),
+    ("rave_equivalence", "rave_equivalence"),
+    ("rave_early_weight", "rave_early_weight"),
+    ("expand_after", "expand_after"),
+    ("handicap_komi", "handicap_komi"),
+    ("ponder", "ponder"),
+    ("book", "book"),
+    ("leaf_batch", "leaf_batch"),
+    ("maxVisits", "playouts"),
+    ("maxPlayouts", "playouts"),
+    ("numSearchThreads", "threads"),
+    ("ponderingEnabled", "ponder"),
+];
+
+/// The engines.toml key that `name` (a key, or KataGo's name) stands for.
+fn param_key(name: &str) -> Result<&'static str, String> {
+    PARAMS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, key)| *key)
+        .ok_or_else(|| format!("unknown parameter {name:?}"))
+}
+
+/// `value` read as a number or a flag of the setting `name`.
+fn read<T: std::str::FromStr>(name: &str, value: &str) -> Result<T, String> {
+    value
+        .trim()
+        .parse()
+        .map_err(|_| format!("{name}: not a value of its kind: {value:?}"))
+}
+
+/// An optional setting as `kata-get-param` gives it: `none` when the level leaves it unset.
+fn shown<T: ToString>(value: Option<T>) -> String {
+    value.map_or_else(|| "none".into(), |v| v.to_string())
+}
+
+/// `value` read as an optional setting: `none` unsets it.
+fn read_optional<T: std::str::FromStr>(name: &str, value: &str) -> Result<Option<T>, String> {
+    if value.trim().eq_ignore_ascii_case("none") {
+        Ok(None)
+    } else {
+        read(name, value).map(Some)
+    }
+}
+
+impl SearchSettings {
+    /// The setting `name` (see [`PARAMS`]) as text.
+    pub fn param(&self, name: &str) -> Result<String, String> {
+        Ok(match param_key(name)? {
+            "playouts" => shown(self.playouts),
+            "threads" => self.threads.to_string(),
+            "resign_threshold" => self.resign_threshold.to_string(),
+            "exploration" => self.exploration.to_string(),
+            "rave_equivalence" => self.rave_equivalence.to_string(),
+            "rave_early_weight" => self.rave_early_weight.to_string(),
+            "expand_after" => shown(self.expand_after),
+            "handicap_komi" => shown(self.handicap_komi_set),
+            "ponder" => self.ponder.to_string(),
+            "book" => shown(self.book_set),
+            _ => self.leaf_batch.to_string(),
+        })
+    }
+
+    /// These settings with `name` (see [`PARAMS`]) set to `value`, checked as engines.toml's
+    /// are; an optional setting takes `none`.
+    pub fn with_param(&self, name: &str, value: &str) -> Result<SearchSettings, String> {
+        let mut settings = self.clone();
+        match param_key(name)? {
+            "playouts" => settings.playouts = read_optional(name, value)?,
+            "threads" => settings.threads = read(name, value)?,
+            "resign_threshold" => settings.resign_threshold = read(name, value)?,
+            "exploration" => settings.exploration = read(name, value)?,
+            "rave_equivalence" => settings.rave_equivalence = read(name, value)?,
+            "rave_early_weight" => settings.rave_early_weight = read(name, value)?,
+            "expand_after" => settings.expand_after = read_optional(name, value)?,
+            "handicap_komi" => settings.handicap_komi_set = read_optional(name, value)?,
+            "ponder" => settings.ponder = read(name, value)?,
+            "book" => settings.book_set = read_optional(name, value)?,
+            _ => settings.leaf_batch = read(name, value)?,
+        }
+        settings
+            .validate()
+            .map_err(|(key, why)| format!("{name} ({key}) {why}"))?;
+        Ok(settings)
+    }
+}
+
 impl Default for SearchSettings {
     fn default() -> SearchSettings {
         SearchSettings {
@@ -175,5 +269,57 @@ impl Default for SearchSettings {
             leaf_batch: DEFAULT_LEAF_BATCH,
             early_stop: true,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_param_reads_back_as_set_by_its_key_or_katago_name() {
+        let settings = SearchSettings::default();
+        for (name, value) in [
+            ("maxVisits", "800"),
+            ("threads", "3"),
+            ("resign_threshold", "0.2"),
+            ("exploration", "0.5"),
+            ("rave_equivalence", "2000"),
+            ("rave_early_weight", "7"),
+            ("expand_after", "2"),
+            ("handicap_komi", "5"),
+            ("ponderingEnabled", "true"),
+            ("book", "false"),
+            ("leaf_batch", "8"),
+        ] {
+            let set = settings.with_param(name, value).expect(name);
+            assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");
+            assert_ne!(set, settings, "{name}");
+        }
+        let visits = settings.with_param("maxPlayouts", "50").unwrap();
+        assert_eq!(visits.playouts, Some(50));
+        assert_eq!(visits.param("maxVisits").as_deref(), Ok("50"));
+        let unset = visits.with_param("playouts", "none").unwrap();
+        assert_eq!(unset.param("playouts").as_deref(), Ok("none"));
+    }
+
+    #[test]
+    fn a_param_out_of_range_or_unknown_is_refused_with_why() {
+        let settings = SearchSettings::default();
+        for (name, value) in [
+            ("maxVisits", "0"),
+            ("maxVisits", "-5"),
+            ("numSearchThreads", "100000"),
+            ("resign_threshold", "NaN"),
+            ("leaf_batch", "65"),
+            ("ponder", "maybe"),
+            ("max_nodes", "5000"),
+            ("seed", "1"),
+            ("cpuctExploration", "1.0"),
+        ] {
+            let err = settings.with_param(name, value).unwrap_err();
+            assert!(err.contains(name), "{name}: {err}");
+        }
+        assert!(settings.param("early_stop").is_err());
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use crate::engine::player::MAX_PLAYOUTS;
 use crate::rules::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point};
 use crate::rules::game::clock::Seconds;
-use crate::rules::game::{Game, KoRule, MAX_KOMI, Rules, Scoring, checked_komi};
+use crate::rules::game::{Game, MAX_KOMI, checked_komi, kata_rules};
 
 /// The most moves a query may hold (a long 25x25 game has about 1,000).
 pub const MAX_MOVES: usize = 2_000;
@@ -221,8 +221,8 @@ pub fn jobs(id: &str, query: &Value, defaults: &Defaults) -> Result<Vec<Job>, Qu
         .transpose()?;
     let rules = match &raw.rules {
         None => return Err(QueryError::new("required field", "rules", id)),
-        Some(value) => rules(value, komi)
-            .ok_or_else(|| QueryError::new(format!("unknown rules {value}"), "rules", id))?,
+        Some(value) => kata_rules::from_value(value, komi, true)
+            .map_err(|e| QueryError::new(e.to_string(), "rules", id))?,
     };
     let Some(moves) = &raw.moves else {
         return Err(QueryError::new("required field", "moves", id));
@@ -410,60 +410,10 @@ pub fn unused_fields(query: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The rules a query names, by KataGo's names or as a JSON object, with `komi` (checked) if
-/// given.
-fn rules(value: &Value, komi: Option<f64>) -> Option<Rules> {
-    let base = match value {
-        Value::String(name) => match name.to_ascii_lowercase().as_str() {
-            "tromp-taylor" | "new-zealand" | "new_zealand" => Rules::tromp_taylor(7.5),
-            "chinese" | "chinese-ogs" | "chinese-kgs" | "stone-scoring" => Rules::chinese(7.5),
-            "japanese" | "korean" => Rules::japanese(6.5),
-            "aga" | "bga" | "aga-button" => Rules::named("aga", 7.5)?,
-            _ => return None,
-        },
-        Value::Object(fields) => {
-            let text = |key: &str| {
-                fields
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(str::to_ascii_uppercase)
-            };
-            let scoring = match text("scoring").as_deref() {
-                Some("TERRITORY") => Scoring::Territory,
-                Some("AREA") | None => Scoring::Area,
-                _ => return None,
-            };
-            let ko = match text("ko").as_deref() {
-                Some("SIMPLE") => KoRule::Simple,
-                Some("SITUATIONAL") => KoRule::SituationalSuperko,
-                Some("POSITIONAL") | None => KoRule::PositionalSuperko,
-                _ => return None,
-            };
-            Rules {
-                komi: if scoring == Scoring::Territory {
-                    6.5
-                } else {
-                    7.5
-                },
-                ko,
-                suicide_allowed: fields
-                    .get("suicide")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                scoring,
-            }
-        }
-        _ => return None,
-    };
-    Some(Rules {
-        komi: komi.unwrap_or(base.komi),
-        ..base
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::game::Scoring;
     use serde_json::json;
 
     #[test]
@@ -548,8 +498,5 @@ mod tests {
         let mut no_rules = base.clone();
         no_rules.as_object_mut().unwrap().remove("rules");
         assert!(jobs("q", &no_rules, &Defaults::default()).is_err());
-        let object_rules =
-            rules(&json!({"scoring": "TERRITORY", "ko": "SIMPLE"}), Some(0.5)).unwrap();
-        assert_eq!((object_rules.komi, object_rules.ko), (0.5, KoRule::Simple));
     }
 }

@@ -19,12 +19,14 @@ use super::raw_nn;
 use super::sink::Sink;
 use super::time;
 use crate::engine::player::{
-    AnalysisRequest, Answer, Budget, Player, Progress, Report, Update, time_for_move,
+    AnalysisRequest, Answer, Budget, PARAMS, Player, PlayerError, Progress, Report, Update,
+    time_for_move,
 };
 use crate::knowledge::net::inputs::NetPosition;
 use crate::knowledge::net::{DEFAULT_OPTIMISM, Net};
 use crate::rules::board::{Color, MAX_SIZE, MIN_SIZE, Move, Point, vertex_list};
 use crate::rules::game::clock::{Clock, Seconds, TimeSystem};
+use crate::rules::game::kata_rules::{self, KataRules};
 use crate::rules::game::score::{self, Assessment, DEFAULT_PLAYOUTS, StoneStatus};
 use crate::rules::game::{
     Game, Rules, checked_komi, fixed_handicap_points, free_handicap_points, max_fixed_handicap,
@@ -129,6 +131,42 @@ const COMMANDS: &[(&str, Kind, Handler)] = &[
         no_args(a).map(|()| format!("{:.3}", time::cpu_seconds()))
     }),
     ("kgs-rules", Kind::Answer, |e, a, _| e.kgs_rules(a)),
+    ("kata-get-rules", Kind::Answer, |e, a, _| {
+        no_args(a)?;
+        Ok(KataRules::from_rules(e.game.rules()).to_json())
+    }),
+    ("kata-set-rules", Kind::Answer, |e, a, _| {
+        let rules = kata_rules::parse(&a.join(" "), e.game.rules().komi)
+            .map_err(|why| GtpError::Argument(why.to_string()))?;
+        e.game.set_rules(rules);
+        Ok(String::new())
+    }),
+    ("kata-set-rule", Kind::Answer, |e, a, _| {
+        let [key, value] = a else {
+            return Err(GtpError::Syntax);
+        };
+        let rules = kata_rules::set_field(e.game.rules(), key, value)
+            .map_err(|why| GtpError::Argument(why.to_string()))?;
+        e.game.set_rules(rules);
+        Ok(String::new())
+    }),
+    ("kata-list-params", Kind::Answer, |_, a, _| {
+        no_args(a)?;
+        Ok(PARAMS.map(|(name, _)| name).join(" "))
+    }),
+    ("kata-get-param", Kind::Answer, |e, a, _| {
+        let [name] = a else {
+            return Err(GtpError::Syntax);
+        };
+        e.player.param(name).map_err(param_error)
+    }),
+    ("kata-set-param", Kind::Answer, |e, a, _| {
+        let [name, value] = a else {
+            return Err(GtpError::Syntax);
+        };
+        e.player.set_param(name, value).map_err(param_error)?;
+        Ok(String::new())
+    }),
     ("kgs-game_over", Kind::Answer, |e, a, _| e.kgs_game_over(a)),
     ("gogui-interrupt", Kind::Answer, |_, a, _| {
         no_args(a).map(|()| String::new())
@@ -780,6 +818,11 @@ fn no_args(args: &[String]) -> Result<(), GtpError> {
     } else {
         Err(GtpError::Syntax)
     }
+}
+
+/// A refused `kata-get-param` or `kata-set-param`, with the player's reason.
+fn param_error(e: PlayerError) -> GtpError {
+    GtpError::Argument(e.to_string())
 }
 
 fn parse_color(text: &str) -> Result<Color, GtpError> {

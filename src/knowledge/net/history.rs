@@ -6,72 +6,14 @@
 //! encore is not modelled: under territory scoring two passes only mark the normal phase's end.
 
 use super::kataboard::{ARR, BLACK, EMPTY, KataBoard, NULL_LOC, WHITE, opp};
-use crate::rules::game::{KoRule, Rules, Scoring};
+use crate::rules::game::kata_rules::{HandicapBonus, KataRules};
+use crate::rules::game::{KoRule, Scoring};
 
 /// KataGo's `PASS_LOC`.
 pub(crate) const PASS_LOC: usize = 1;
 
 /// Keys xor-ed into a ko hash for the player to move, where the ko rule looks at it.
 const PLAYER_KEYS: [u64; 3] = [0, 0x3E6B_7C1D_A9F2_5481, 0xC715_92A0_4D3B_E86F];
-
-/// How many handicap stones White is compensated for, as KataGo's `whiteHandicapBonus`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum HandicapBonus {
-    /// None.
-    Zero,
-    /// One point per handicap stone.
-    N,
-    /// One point per handicap stone but the first.
-    NMinusOne,
-}
-
-/// KataGo's rules (`cpp/game/rules.h`) as far as tengen's rule sets reach them: no button and
-/// no group tax but under territory scoring's seki tax.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub struct KataRules {
-    pub ko: KoRule,
-    pub scoring: Scoring,
-    /// Territory scoring taxes points in seki (`TAX_SEKI`); area scoring taxes nothing.
-    pub tax_seki: bool,
-    pub multi_stone_suicide_legal: bool,
-    pub handicap_bonus: HandicapBonus,
-    /// A pass that ends the game while dead stones remain is not taken as ending it.
-    pub friendly_pass_ok: bool,
-    pub komi: f32,
-}
-
-impl KataRules {
-    /// The KataGo rules each of tengen's rule sets is fed as, the ones `kgs-rules` selects in
-    /// KataGo's GTP:
-    ///
-    /// | tengen (`Rules::named`)                     | KataGo         | ko          | suicide | handicap bonus | friendly pass |
-    /// |---------------------------------------------|----------------|-------------|---------|----------------|---------------|
-    /// | `chinese` (area, positional, no suicide)     | `chinese-kgs`  | positional  | no      | N              | yes           |
-    /// | `aga` (area, situational, no suicide)        | `aga`          | situational | no      | N-1            | yes           |
-    /// | `japanese`, `korean` (territory, simple ko)  | `japanese`     | simple      | no      | 0 (seki tax)   | no            |
-    /// | `tromp-taylor`, `new_zealand` (area, positional, suicide) | `tromp-taylor` | positional | yes | 0       | no            |
-    ///
-    /// Any other combination keeps its ko rule, scoring and suicide, with the handicap bonus
-    /// and friendly pass of the row above that shares its scoring and suicide (area without
-    /// suicide: N, or N-1 under situational superko).
-    pub fn from_rules(rules: &Rules) -> KataRules {
-        let area = rules.scoring == Scoring::Area;
-        let handicap_bonus = match (area, rules.suicide_allowed, rules.ko) {
-            (true, false, KoRule::SituationalSuperko) => HandicapBonus::NMinusOne,
-            (true, false, _) => HandicapBonus::N,
-            _ => HandicapBonus::Zero,
-        };
-        KataRules {
-            ko: rules.ko,
-            scoring: rules.scoring,
-            tax_seki: !area,
-            multi_stone_suicide_legal: rules.suicide_allowed,
-            handicap_bonus,
-            friendly_pass_ok: area && !rules.suicide_allowed,
-            komi: rules.komi as f32,
-        }
-    }
-}
 
 /// KataGo's `BoardHistory` without the encore.
 #[derive(Clone)]

@@ -12,11 +12,12 @@
 //! stay zero: KataGo's GTP never enters the encore and none of tengen's rule sets has a button.
 
 use super::area::calculate_area;
-use super::history::{History, KataRules, PASS_LOC};
+use super::history::{History, PASS_LOC};
 use super::kataboard::{BLACK, EMPTY, KataBoard, NULL_LOC, WHITE};
 use super::ladder::LadderReader;
 use super::{Features, GLOBAL_FEATURES, SPATIAL_FEATURES};
 use crate::rules::board::{Color, Move, Point};
+use crate::rules::game::kata_rules::KataRules;
 use crate::rules::game::{Game, KoRule, Scoring};
 
 /// How far komi may go past the board's area before KataGo clips it (`KOMI_CLIP_RADIUS`).

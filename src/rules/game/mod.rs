@@ -4,6 +4,7 @@
 mod benson;
 pub mod clock;
 mod handicap;
+pub mod kata_rules;
 pub mod regions;
 pub mod score;
 
@@ -113,19 +114,28 @@ impl Rules {
         }
     }
 
-    /// The rules named by `kgs-rules` (`chinese`, `aga`, `japanese`, `new_zealand`) or by
-    /// `tromp-taylor`; the komi is kept.
+    /// The rules a name gives, the komi kept: `kgs-rules`'s (`chinese`, `aga`, `japanese`,
+    /// `new_zealand`) and KataGo's (`chinese-ogs`, `chinese-kgs`, `korean`, `bga`, `french`,
+    /// `tromp-taylor`, `new-zealand`, `goe`, and the closest rule set tengen plays for
+    /// `stone-scoring` and `aga-button`), in any case and with `-`, `_` or a space between
+    /// words, as KataGo reads them. What each is played as: [`kata_rules::KataRules`].
     pub fn named(name: &str, komi: f64) -> Option<Rules> {
-        match name.to_ascii_lowercase().as_str() {
-            "chinese" => Some(Rules::chinese(komi)),
-            "aga" => Some(Rules {
+        let word: String = name
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_' | ' '))
+            .collect::<String>()
+            .to_ascii_lowercase();
+        match word.as_str() {
+            "chinese" | "chineseogs" | "chinesekgs" | "stonescoring" | "ancientarea" => {
+                Some(Rules::chinese(komi))
+            }
+            "aga" | "bga" | "french" | "agabutton" => Some(Rules {
                 ko: KoRule::SituationalSuperko,
                 ..Rules::chinese(komi)
             }),
-            "japanese" | "korean" => Some(Rules::japanese(komi)),
-            "new_zealand" | "new-zealand" | "tromp-taylor" | "tromp_taylor" => {
-                Some(Rules::tromp_taylor(komi))
-            }
+            "japanese" | "korean" | "ancientterritory" => Some(Rules::japanese(komi)),
+            "newzealand" | "nz" | "tromptaylor" | "goe" | "ing" => Some(Rules::tromp_taylor(komi)),
             _ => None,
         }
     }

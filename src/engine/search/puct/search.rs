@@ -68,6 +68,16 @@ pub struct PuctSearch {
 }
 
 impl PuctSearch {
+    /// The level's settings.
+    pub fn settings(&self) -> &SearchSettings {
+        &self.settings
+    }
+
+    /// Searches under `settings` from the next search on (the seed stays).
+    pub fn set_settings(&mut self, settings: SearchSettings) {
+        self.settings = settings;
+    }
+
     /// A search with `net`; of `settings` it reads playouts (as visits), threads, seed and
     /// the resign threshold.
     pub fn new(net: Arc<Net>, settings: SearchSettings) -> PuctSearch {

@@ -68,6 +68,12 @@ fn the_table_feeds_list_and_known_command() {
         "kgs-genmove_cleanup",
         "kgs-time_settings",
         "kgs-rules",
+        "kata-get-rules",
+        "kata-set-rules",
+        "kata-set-rule",
+        "kata-list-params",
+        "kata-get-param",
+        "kata-set-param",
         "kgs-game_over",
         "gogui-interrupt",
         "kata-list_time_settings",
@@ -120,7 +126,7 @@ fn rejected_commands_leave_the_state_unchanged() {
         ("final_status_list undead", GtpError::Syntax),
         ("time_settings 1 2", GtpError::Syntax),
         ("kgs-time_settings sudden 5", GtpError::Syntax),
-        ("kgs-rules ing", GtpError::Syntax),
+        ("kgs-rules go-by-feel", GtpError::Syntax),
         ("loadsgf /nonexistent/file.sgf", GtpError::CannotLoadFile),
     ] {
         assert_eq!(run(&mut e, line), Err(err), "{line}");
@@ -248,6 +254,74 @@ fn rules_and_scores() {
         ok(&mut e, "final_status_list alive"),
         "C1 C2 C3 C4 C5\nD1 D2 D3 D4 D5"
     );
+}
+
+/// KataGo's rules commands: `kata-get-rules` says what is played, `kata-set-rules` takes a
+/// name or KataGo's JSON and keeps the komi, `kata-set-rule` changes one field, and a refused
+/// one changes nothing.
+#[test]
+fn katago_rules_commands_set_what_is_played_and_say_it() {
+    let mut e = engine();
+    ok(&mut e, "komi 6");
+    assert_eq!(
+        ok(&mut e, "kata-get-rules"),
+        r#"{"hasButton":false,"ko":"POSITIONAL","scoring":"AREA","suicide":false,"tax":"NONE","whiteHandicapBonus":"N","friendlyPassOk":true}"#
+    );
+    ok(&mut e, "kata-set-rules japanese");
+    assert_eq!(*e.game().rules(), Rules::japanese(6.0));
+    // JSON as a GUI sends it, split into words by the GTP reader.
+    ok(
+        &mut e,
+        r#"kata-set-rules {"ko": "SITUATIONAL", "scoring": "AREA", "suicide": false}"#,
+    );
+    assert_eq!(*e.game().rules(), Rules::named("aga", 6.0).unwrap());
+    ok(&mut e, "kata-set-rule suicide true");
+    assert!(e.game().rules().suicide_allowed);
+    assert!(ok(&mut e, "kata-get-rules").contains(r#""suicide":true"#));
+    let before = *e.game().rules();
+    for line in [
+        "kata-set-rules",
+        "kata-set-rules go-by-feel",
+        r#"kata-set-rules {"ko": "SPIGHTY"}"#,
+        r#"kata-set-rules {"komi": 7.5}"#,
+        "kata-set-rule ko",
+        "kata-set-rule scoring points",
+        "kata-set-rule colour black",
+        "kata-get-rules now",
+    ] {
+        assert!(run(&mut e, line).is_err(), "{line}");
+        assert_eq!(*e.game().rules(), before, "{line}");
+    }
+}
+
+/// KataGo's parameter commands reach the level's search (here the analyst of a level that
+/// does not search): a value set reads back, a refused one says why and changes nothing.
+#[test]
+fn katago_param_commands_set_the_search() {
+    let mut e = engine();
+    let names = ok(&mut e, "kata-list-params");
+    for name in ["maxVisits", "numSearchThreads", "playouts", "leaf_batch"] {
+        assert!(names.split(' ').any(|n| n == name), "{name} in {names}");
+    }
+    assert_eq!(ok(&mut e, "kata-get-param maxVisits"), "none");
+    ok(&mut e, "kata-set-param maxVisits 77");
+    assert_eq!(ok(&mut e, "kata-get-param playouts"), "77");
+    for line in [
+        "kata-set-param maxVisits 0",
+        "kata-set-param maxVisits",
+        "kata-set-param numSearchThreads 99999",
+        "kata-set-param cpuctExploration 1",
+        "kata-get-param cpuctExploration",
+        "kata-get-param",
+    ] {
+        assert!(run(&mut e, line).is_err(), "{line}");
+    }
+    let refused = run(&mut e, "kata-set-param numSearchThreads 99999").unwrap_err();
+    assert!(
+        refused.to_string().contains("numSearchThreads"),
+        "{refused}"
+    );
+    assert_eq!(ok(&mut e, "kata-get-param maxVisits"), "77");
 }
 
 /// What a time command should do to the clock.
