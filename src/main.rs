@@ -325,7 +325,8 @@ struct AnalysisArgs {
 #[derive(Args)]
 struct GtpArgs {
     /// The level that answers genmove: a level of engines.toml or a built-in one
-    /// (easy, medium, mcts, net, hard, expert). Default: the file's default_level, else hard
+    /// (easy, medium, mcts, net, hard, expert, and the ranks 20k to 3d; any rank from 30k to
+    /// 5d plays as a rank level). Default: the file's default_level, else hard
     /// (KataGo when present, else tengen's search with the net `tengen config` shows, else mcts).
     #[arg(long, value_name = "NAME")]
     level: Option<String>,
@@ -610,6 +611,14 @@ fn run_config(args: ConfigArgs) -> ExitCode {
         ),
         None => format!("network: none ({})\n", found::places()),
     };
+    report += &match &config.rank_net {
+        Some(found) => format!(
+            "rank levels: from the policy of {} ({})\n",
+            found.path.display(),
+            found.whence
+        ),
+        None => "rank levels: from the patterns' policy (no net found)\n".to_string(),
+    };
     for (name, level) in &config.levels {
         let plays = level.describe(&config);
         report += &format!("{name:<10} {plays:<50} {}\n", config.origin(name));
@@ -646,6 +655,7 @@ fn run_gtp(args: GtpArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let level = args.level.unwrap_or_else(|| config.default_level.clone());
+    let config = config.with_rank_level(&level);
     let level_config = match config.level(&level) {
         Ok(level_config) => level_config,
         Err(e) => return fail(&e),
@@ -845,7 +855,9 @@ fn default_engine(args: &RegressArgs) -> Result<Vec<String>, Box<dyn std::error:
             Some(std::path::absolute(tengen::engine::config::DEFAULT_FILE)?).filter(|p| p.is_file())
         }
     };
-    Config::load(config_path.as_deref())?.level(&args.level)?;
+    Config::load(config_path.as_deref())?
+        .with_rank_level(&args.level)
+        .level(&args.level)?;
     let exe = std::env::current_exe()?;
     let mut argv = vec![
         exe.to_string_lossy().into_owned(),
@@ -911,7 +923,9 @@ fn run_analysis(args: AnalysisArgs) -> ExitCode {
         Err(e) => return fail(&e),
     };
     let named = level.is_some();
-    let level = match config.level(level.as_deref().unwrap_or(ANALYST_LEVEL)) {
+    let name = level.as_deref().unwrap_or(ANALYST_LEVEL);
+    let config = config.with_rank_level(name);
+    let level = match config.level(name) {
         Ok(level) => level.clone(),
         Err(e) => return fail(&e),
     };

@@ -25,10 +25,12 @@ const LAYERS: &[(&str, u32)] = &[
     ("knowledge::net", 3),
     ("knowledge::patterns", 4),
     ("knowledge::train", 5),
-    // Driving another engine, the search, the book on top of it, then the levels and players.
+    // Driving another engine, the search, the book on top of it and Go ranks, then the levels
+    // and players.
     ("engine::gtp_client", 3),
     ("engine::search", 6),
     ("engine::book", 7),
+    ("engine::rank", 7),
     ("engine::config", 8),
     ("engine::player", 9),
     // Front ends.

@@ -9,9 +9,11 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::engine::rank::{BUILTIN_RANKS, CALIBRATED_NET, Rank};
 use crate::engine::search::SearchSettings;
 use crate::ground::locate::{self, KATAGO, is_present};
 use crate::knowledge::net::found::{self, FoundNet};
+use crate::knowledge::net::known;
 use crate::rules::game::clock::DEFAULT_LAG_RESERVE;
 
 /// The file looked for in the working directory when no `--config` is given.
@@ -61,6 +63,15 @@ pub enum LevelConfig {
     },
     /// Another GTP engine run as a child process, with tengen's own levels as fallback.
     External(ExternalLevel),
+    /// A player of a rank, from a net's policy and no search (the levels `20k` to `3d`).
+    Rank {
+        rank: Rank,
+        /// The network whose policy it plays from (`net = "FILE"`, as written); without
+        /// one, the learned patterns' priors.
+        net: Option<String>,
+        /// Fixed seed for reproducible games; random when absent.
+        seed: Option<u64>,
+    },
 }
 
 /// The `player` of a level.
@@ -71,6 +82,16 @@ enum PlayerKind {
     Heuristic,
     Mcts,
     External,
+    Rank,
+}
+
+/// The keys of a `rank` level.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RankKeys {
+    rank: String,
+    net: Option<String>,
+    seed: Option<u64>,
 }
 
 /// The keys of a `random` or `heuristic` level.
@@ -166,6 +187,33 @@ impl LevelConfig {
                     }
                 }
             }
+            LevelConfig::Rank { rank, net, .. } => {
+                let policy = match net {
+                    Some(file) => {
+                        let path = config.expand_path(file);
+                        let name = path
+                            .file_name()
+                            .map_or(file.clone(), |n| n.to_string_lossy().into_owned());
+                        if !path.is_file() {
+                            format!("net {name}: file missing, plays from the patterns")
+                        } else if known::find(CALIBRATED_NET).is_some_and(|k| k.file == name) {
+                            format!("net {name}")
+                        } else {
+                            format!("net {name}, uncalibrated: calibrated with {CALIBRATED_NET}")
+                        }
+                    }
+                    None => format!(
+                        "the patterns' policy, uncalibrated: calibrated with {CALIBRATED_NET} \
+                         (`tengen net get {CALIBRATED_NET}`)"
+                    ),
+                };
+                let between = if BUILTIN_RANKS.contains(&rank.to_string().as_str()) {
+                    ""
+                } else {
+                    ", between the built-in ranks by the formula"
+                };
+                format!("rank {rank}, {policy}{between}")
+            }
             LevelConfig::External(external) => {
                 let fallback = external.fallback.join(", ");
                 let net = external
@@ -250,6 +298,14 @@ impl LevelConfig {
                     }),
                     Err((key, why)) => bad(key, why),
                 }
+            }
+            PlayerKind::Rank => {
+                let RankKeys { rank, net, seed } = read(table)?;
+                let rank = rank.parse().map_err(|why| ("rank".to_string(), why))?;
+                if net.as_deref() == Some("") {
+                    return bad("net", "must be the path of a network file".into());
+                }
+                Ok(LevelConfig::Rank { rank, net, seed })
             }
             PlayerKind::External => {
                 let level: ExternalLevel = read(table)?;
@@ -352,6 +408,9 @@ pub struct Config {
     /// The network found on this machine ([`found::found_net`]), which the built-in
     /// [`NET_LEVEL`] plays with.
     pub found_net: Option<FoundNet>,
+    /// The network the rank levels play from: the one they are calibrated with
+    /// ([`CALIBRATED_NET`]) where found, else [`Config::found_net`].
+    pub rank_net: Option<FoundNet>,
     /// The search level each external level's own `net = "FILE"` makes, by that file as
     /// written.
     own_nets: BTreeMap<String, LevelConfig>,
@@ -377,14 +436,16 @@ impl std::error::Error for ConfigError {}
 impl Default for Config {
     /// The built-in levels, with the network found on this machine, if any.
     fn default() -> Config {
-        Config::builtin(found::found_net())
+        Config::builtin(found::found_net(), found::found_known(CALIBRATED_NET))
     }
 }
 
 impl Config {
     /// The built-in levels: `hard` and `expert` play KataGo, else the [`NET_LEVEL`]: tengen's
-    /// search with `network`, or without a net (as `mcts`) when there is none.
-    fn builtin(network: Option<FoundNet>) -> Config {
+    /// search with `network`, or without a net (as `mcts`) when there is none; the rank levels
+    /// play from `rank_net`'s policy (the net they are calibrated with), else `network`'s,
+    /// else the patterns'.
+    fn builtin(network: Option<FoundNet>, rank_net: Option<FoundNet>) -> Config {
         let katago = |fallback: &[&str], move_timeout_ms| {
             LevelConfig::External(ExternalLevel {
                 engine: KATAGO.to_string(),
@@ -401,7 +462,17 @@ impl Config {
             Some(found) => LevelConfig::net_level(found.path.display().to_string(), &found.path),
             None => LevelConfig::builtin_mcts(),
         };
-        let levels = BTreeMap::from([
+        let rank_net = rank_net.or_else(|| network.clone());
+        let rank_file = rank_net.as_ref().map(|f| f.path.display().to_string());
+        let rank_levels = BUILTIN_RANKS.iter().map(|rank| {
+            let level = LevelConfig::Rank {
+                rank: rank.parse().expect("a built-in rank"),
+                net: rank_file.clone(),
+                seed: None,
+            };
+            (rank.to_string(), level)
+        });
+        let mut levels = BTreeMap::from([
             ("easy".to_string(), LevelConfig::Random { seed: None }),
             ("medium".to_string(), LevelConfig::Heuristic { seed: None }),
             ("mcts".to_string(), LevelConfig::builtin_mcts()),
@@ -412,6 +483,7 @@ impl Config {
             ),
             (NET_LEVEL.to_string(), net_level),
         ]);
+        levels.extend(rank_levels);
         let engines = BTreeMap::from([(
             KATAGO.to_string(),
             EngineConfig {
@@ -425,6 +497,7 @@ impl Config {
             levels,
             engines,
             found_net: network,
+            rank_net,
             own_nets: BTreeMap::new(),
             unset: BTreeMap::new(),
             from_file: BTreeSet::new(),
@@ -537,6 +610,21 @@ impl Config {
     pub fn with_search_overrides(mut self, overrides: SearchOverrides) -> Config {
         for level in self.levels.values_mut().chain(self.own_nets.values_mut()) {
             *level = level.with_overrides(overrides);
+        }
+        self
+    }
+
+    /// These levels with one for the rank `name` (`7k`, `2d`: [`Rank`]) when no level has
+    /// that name, made as the built-in rank levels are, so that `--level 7k` plays any rank.
+    pub fn with_rank_level(mut self, name: &str) -> Config {
+        if let (false, Ok(rank)) = (self.levels.contains_key(name), name.parse::<Rank>()) {
+            let net = self.rank_net.as_ref().map(|f| f.path.display().to_string());
+            let level = LevelConfig::Rank {
+                rank,
+                net,
+                seed: None,
+            };
+            self.levels.insert(name.to_string(), level);
         }
         self
     }
@@ -937,7 +1025,7 @@ mod tests {
         );
         check("default_level = \"nope\"\n", &["default_level", "nope"]);
         check("[levels\n", &["line 1"]);
-        let e = Config::builtin(None)
+        let e = Config::builtin(None, None)
             .level("grandmaster")
             .unwrap_err()
             .to_string();
@@ -974,6 +1062,26 @@ mod tests {
                 "levels.x: missing field `player`",
                 1,
             ),
+            (
+                "[levels.x]\nplayer = \"rank\"\nrank = \"25d\"\n",
+                "levels.x.rank: must be a rank from 30k to 5d",
+                3,
+            ),
+            (
+                "[levels.x]\nplayer = \"rank\"\nrank = \"0k\"\n",
+                "levels.x.rank: must be a rank from 30k to 5d",
+                3,
+            ),
+            (
+                "[levels.x]\nplayer = \"rank\"\nrank = 7\n",
+                "levels.x.rank",
+                3,
+            ),
+            (
+                "[levels.x]\nplayer = \"rank\"\nrank = \"7k\"\nplayouts = 5\n",
+                "levels.x.playouts: unknown field `playouts`",
+                4,
+            ),
         ] {
             let e = parse(text).unwrap_err().to_string();
             assert!(
@@ -985,6 +1093,45 @@ mod tests {
             "[levels.x]\nplayer = \"mcts\"\nplayouts = 1000000000\nthreads = 1024\nresign_threshold = 0.5\n",
         );
         assert!(ok.is_ok(), "{ok:?}");
+    }
+
+    #[test]
+    fn rank_levels_are_built_in_read_from_the_file_and_made_for_any_rank() {
+        let builtin = Config::builtin(None, None);
+        for rank in BUILTIN_RANKS {
+            let level = builtin.level(rank).expect(rank);
+            let described = level.describe(&builtin);
+            assert!(
+                described.starts_with(&format!("rank {rank}, the patterns' policy, uncalibrated")),
+                "{described}"
+            );
+        }
+        let config =
+            parse("[levels.club]\nplayer = \"rank\"\nrank = \"7kyu\"\nseed = 3\n").unwrap();
+        assert_eq!(
+            config.level("club").unwrap(),
+            &LevelConfig::Rank {
+                rank: "7k".parse().unwrap(),
+                net: None,
+                seed: Some(3),
+            }
+        );
+        assert!(
+            config
+                .level("club")
+                .unwrap()
+                .describe(&config)
+                .ends_with("between the built-in ranks by the formula")
+        );
+        // `--level 4d`: any rank is a level; a name that is no rank is still refused.
+        let config = config.with_rank_level("4d").with_rank_level("25d");
+        assert!(matches!(config.level("4d"), Ok(LevelConfig::Rank { .. })));
+        assert!(config.level("25d").is_err());
+        // A level of the file keeps its own meaning even when named like a rank.
+        let own = parse("[levels.5k]\nplayer = \"random\"\n")
+            .unwrap()
+            .with_rank_level("5k");
+        assert!(matches!(own.level("5k"), Ok(LevelConfig::Random { .. })));
     }
 
     #[test]
@@ -1023,7 +1170,7 @@ mod tests {
             whence: found::Whence::NetsDir,
         };
         for network in [None, Some(found)] {
-            let config = Config::builtin(network.clone());
+            let config = Config::builtin(network.clone(), None);
             assert_eq!(config.default_level, "hard");
             for (level, last) in [("hard", "mcts"), ("expert", "medium")] {
                 let LevelConfig::External(external) = config.level(level).unwrap() else {

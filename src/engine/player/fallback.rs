@@ -10,7 +10,9 @@ use super::{AnalysisRequest, Answer, Budget, ExternalError, Player, PlayerError,
 use crate::rules::board::Color;
 use crate::rules::game::Game;
 
-/// Below this much time left, only the last (quickest) player of the chain is asked.
+/// Below this much time left, only the last (quickest) player of the chain is asked; nor is
+/// a player asked that takes longer than the time left ([`Player::least_time`]: a big net's
+/// one evaluation), so that a short clock hands the move down the chain, not to the flag.
 const QUICK_ANSWER: Duration = Duration::from_millis(300);
 
 /// The least time a player after the first is given even when the ones before used up the
@@ -54,7 +56,8 @@ impl Player for FallbackPlayer {
         self.answered = None;
         for (i, player) in self.chain.iter_mut().enumerate() {
             let now = Instant::now();
-            if i > 0 && i < last && deadline.saturating_duration_since(now) < QUICK_ANSWER {
+            let left = deadline.saturating_duration_since(now);
+            if i > 0 && i < last && (left < QUICK_ANSWER || left < player.least_time()) {
                 continue;
             }
             let due = if i == 0 {
@@ -107,6 +110,11 @@ impl Player for FallbackPlayer {
         self.chain.first().and_then(|p| p.describe())
     }
 
+    /// The last player's, the one that always answers.
+    fn least_time(&self) -> Duration {
+        self.chain.last().map_or(Duration::ZERO, |p| p.least_time())
+    }
+
     /// The first search's of the chain.
     fn param(&mut self, name: &str) -> Result<String, PlayerError> {
         for player in &mut self.chain {
@@ -154,5 +162,71 @@ fn log_failure(error: &PlayerError, last: bool) {
             error: ExternalError::OutOfTime,
         } => debug!("{name}: no time left to ask it; {next}"),
         e => warn!("{e}; {next}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::player::{Answer, Silent};
+    use crate::rules::board::{Move, Point};
+    use crate::rules::game::Rules;
+
+    /// A player that answers `mv` (none: it is unavailable, as an absent engine) and takes at
+    /// least `least` for it.
+    struct Fixed {
+        mv: Option<Move>,
+        least: Duration,
+    }
+
+    impl Player for Fixed {
+        fn genmove(
+            &mut self,
+            _game: &Game,
+            _color: Color,
+            _budget: &Budget,
+            _progress: &mut dyn Progress,
+        ) -> Result<Answer, PlayerError> {
+            self.mv.map(Answer::Move).ok_or(PlayerError::Engine {
+                name: "absent".into(),
+                error: ExternalError::Unavailable,
+            })
+        }
+
+        fn least_time(&self) -> Duration {
+            self.least
+        }
+    }
+
+    #[test]
+    fn a_player_slower_than_the_time_left_is_passed_over() {
+        let game = Game::new(9, Rules::default());
+        let [slow, quick] = [Point::new(9, 2, 2), Point::new(9, 6, 6)].map(Move::Play);
+        let player = |mv, secs| -> Box<dyn Player> {
+            Box::new(Fixed {
+                mv,
+                least: Duration::from_secs(secs),
+            })
+        };
+        let mut chain = FallbackPlayer::new(
+            vec![
+                player(None, 0),
+                player(Some(slow), 2),
+                player(Some(quick), 0),
+            ],
+            Duration::from_secs(60),
+        );
+        let mut move_in = |secs| {
+            let budget = Budget {
+                deadline: Some(Instant::now() + Duration::from_secs(secs)),
+                ..Budget::default()
+            };
+            chain
+                .genmove(&game, Color::Black, &budget, &mut Silent)
+                .expect("a move")
+        };
+        // A slow player (2 s a move) is passed over with 1 s left, and plays with 5 s.
+        assert_eq!(move_in(1), Answer::Move(quick));
+        assert_eq!(move_in(5), Answer::Move(slow));
     }
 }

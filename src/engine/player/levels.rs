@@ -10,6 +10,7 @@ use super::external::ExternalEngine;
 use super::fallback::FallbackPlayer;
 use super::heuristic::HeuristicPlayer;
 use super::random::RandomPlayer;
+use super::ranked::RankPlayer;
 use super::search::SearchPlayer;
 use super::{Player, WithAnalyst};
 use crate::engine::config::{ANALYST_LEVEL, Config, ExternalLevel, LevelConfig};
@@ -30,8 +31,8 @@ pub enum NetSource {
 }
 
 /// The player of `level`, analysing with the `mcts` level's player (the built-in one unless
-/// the file redefines it) where it cannot itself; a search level (and the analyst) takes its
-/// net from `net`.
+/// the file redefines it) where it cannot itself; a search or rank level (and the analyst)
+/// takes its net from `net`.
 pub fn player(config: &Config, level: &LevelConfig, net: NetSource) -> Box<dyn Player> {
     let analyst_config = config.clone();
     let analyst_net = net.clone();
@@ -55,6 +56,17 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<d
     match level {
         &LevelConfig::Random { seed } => Box::new(RandomPlayer::new(seed)),
         &LevelConfig::Heuristic { seed } => Box::new(HeuristicPlayer::new(seed)),
+        LevelConfig::Rank {
+            rank,
+            net: file,
+            seed,
+        } => {
+            let net = match net {
+                NetSource::Loaded(net) => net,
+                NetSource::Level => file.as_ref().and_then(|f| load_net(&config.expand_path(f))),
+            };
+            Box::new(RankPlayer::new(*rank, net, *seed))
+        }
         LevelConfig::Mcts {
             settings,
             net: file,
@@ -83,11 +95,14 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<d
     }
 }
 
-/// The network file `level` names (`net = "FILE"` on the search level that really plays),
-/// expanded.
+/// The network file `level` names (`net = "FILE"` on the search or rank level that really
+/// plays), expanded.
 pub fn net_file(config: &Config, level: &LevelConfig) -> Option<PathBuf> {
     match level.effective(config) {
         LevelConfig::Mcts {
+            net: Some(file), ..
+        }
+        | LevelConfig::Rank {
             net: Some(file), ..
         } => Some(config.expand_path(file)),
         _ => None,

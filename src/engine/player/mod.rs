@@ -12,9 +12,11 @@ pub mod fallback;
 pub mod heuristic;
 pub mod levels;
 pub mod random;
+pub mod ranked;
 pub mod search;
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::engine::search::Choice;
 pub use crate::engine::search::{AnalysisRequest, Budget, MoveInfo, Report, RootInfo, ScoreStats};
@@ -64,6 +66,13 @@ pub trait Player: Send {
     /// The engine behind this player when it is another program (`name version`), once known.
     fn describe(&self) -> Option<String> {
         None
+    }
+
+    /// The least time a move of this player takes however short its deadline (a net's
+    /// evaluation), as last seen: a chain of players passes over one that cannot answer in
+    /// the time left.
+    fn least_time(&self) -> Duration {
+        Duration::ZERO
     }
 
     /// The search's setting `name` (engines.toml's key or KataGo's name: [`PARAMS`]), for
@@ -156,6 +165,10 @@ impl Player for WithAnalyst {
 
     fn describe(&self) -> Option<String> {
         self.player.describe()
+    }
+
+    fn least_time(&self) -> Duration {
+        self.player.least_time()
     }
 
     /// The level's search's, else its analyst's (made now).

@@ -3,6 +3,7 @@
 //! past the opening, after several searches in a row found the game lost) written once.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{
     AnalysisRequest, Answer, Budget, LosingStreak, Player, PlayerError, Progress, Report, Update,
@@ -39,6 +40,8 @@ pub trait Searcher: Send {
     fn settings(&self) -> &SearchSettings;
     /// Searches under `settings` from the next search on.
     fn set_settings(&mut self, settings: SearchSettings);
+    /// The least time a move takes, however short its deadline.
+    fn least_time(&self) -> Duration;
 }
 
 impl Searcher for Search {
@@ -74,6 +77,11 @@ impl Searcher for Search {
     fn set_settings(&mut self, settings: SearchSettings) {
         Search::set_settings(self, settings);
     }
+
+    /// A playout search stops at its deadline within a playout.
+    fn least_time(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 impl Searcher for PuctSearch {
@@ -108,6 +116,11 @@ impl Searcher for PuctSearch {
 
     fn set_settings(&mut self, settings: SearchSettings) {
         PuctSearch::set_settings(self, settings);
+    }
+
+    /// The root's evaluation, at least.
+    fn least_time(&self) -> Duration {
+        self.evaluation_time()
     }
 }
 

@@ -204,22 +204,27 @@ impl Ai {
     /// What plays at each level, in a few words for the page (which engine, which net by its
     /// file's name: the server's paths are its own), by level.
     pub fn plays(&self) -> Vec<(String, String)> {
+        let net_name = |file: &String| {
+            let path = self.config.expand_path(file);
+            path.file_name()
+                .filter(|_| path.is_file())
+                .map(|name| name.to_string_lossy().into_owned())
+        };
         let plays = |level: &LevelConfig| match level.effective(&self.config) {
             LevelConfig::Random { .. } => "random moves".to_string(),
             LevelConfig::Heuristic { .. } => "a one-ply heuristic".to_string(),
             LevelConfig::Mcts { net: None, .. } => "tengen's search without a net".to_string(),
             LevelConfig::Mcts {
                 net: Some(file), ..
-            } => {
-                let path = self.config.expand_path(file);
-                match path.file_name() {
-                    Some(name) if path.is_file() => {
-                        format!("tengen's search with the net {}", name.to_string_lossy())
-                    }
-                    _ => "tengen's search without a net (its net is missing)".to_string(),
-                }
-            }
+            } => match net_name(file) {
+                Some(name) => format!("tengen's search with the net {name}"),
+                None => "tengen's search without a net (its net is missing)".to_string(),
+            },
             LevelConfig::External(external) => format!("the engine {}", external.engine),
+            LevelConfig::Rank { rank, net, .. } => match net.as_ref().and_then(net_name) {
+                Some(name) => format!("a {rank} player from the net {name}'s policy"),
+                None => format!("a {rank} player from the patterns' policy"),
+            },
         };
         self.config
             .levels

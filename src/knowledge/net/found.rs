@@ -68,6 +68,33 @@ pub fn found_net() -> Option<FoundNet> {
     })
 }
 
+/// The known net `name` (by its published file's name) where [`found_net`] looks, in the same
+/// order: `$KATAGO_MODEL` when it is that file, else the file beside katago, in tengen's nets
+/// directory or in its config directory.
+pub fn found_known(name: &str) -> Option<FoundNet> {
+    let net = known::find(name)?;
+    let model = std::env::var_os("KATAGO_MODEL")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .filter(|p| p.file_name().is_some_and(|n| n == net.file));
+    if let Some(path) = model {
+        return Some(FoundNet {
+            path,
+            whence: Whence::KatagoModel,
+        });
+    }
+    [
+        (locate::dir_on_path(locate::KATAGO), Whence::BesideKatago),
+        (locate::nets_dir(), Whence::NetsDir),
+        (locate::config_dir(), Whence::ConfigDir),
+    ]
+    .into_iter()
+    .find_map(|(dir, whence)| {
+        let path = dir?.join(net.file);
+        path.is_file().then_some(FoundNet { path, whence })
+    })
+}
+
 /// Where [`found_net`] looks, in its order, as a user reads it.
 pub fn places() -> String {
     let dir = |dir: Option<PathBuf>, what: &str| {

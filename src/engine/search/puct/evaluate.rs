@@ -108,8 +108,15 @@ impl Evaluator<'_> {
 /// The net's policy for `color` to play in `game` (symmetry 0): each legal move and the pass
 /// with its prior, the priors summing to 1.
 pub fn net_priors(net: &Net, game: &Game, color: Color) -> Vec<(Move, f32)> {
+    net_view(net, game, color).0
+}
+
+/// `net`'s whole answer for `color` to move in `game`: the priors of [`net_priors`] and the
+/// output they came from (its win rates and score lead).
+pub fn net_view(net: &Net, game: &Game, color: Color) -> (Vec<(Move, f32)>, NetOutput) {
     let features = NetPosition::from_game(game).features(color, &net.input_options());
-    legal_priors(&net.evaluate(&features, 0, DEFAULT_OPTIMISM), game, color)
+    let out = net.evaluate(&features, 0, DEFAULT_OPTIMISM);
+    (legal_priors(&out, game, color), out)
 }
 
 /// The moves the rules allow `to_move` in `game` (the pass last), each with the prior `out`

@@ -33,7 +33,7 @@ mod report;
 mod search;
 mod tree;
 
-pub use evaluate::net_priors;
+pub use evaluate::{net_priors, net_view};
 pub use search::{MIN_VISITS_TO_RESIGN, PuctSearch};
 
 #[cfg(test)]

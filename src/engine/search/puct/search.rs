@@ -94,6 +94,12 @@ impl PuctSearch {
         }
     }
 
+    /// How long one evaluation of the net has lately taken (zero before the first): the least
+    /// a search takes, whatever its deadline.
+    pub fn evaluation_time(&self) -> Duration {
+        Duration::from_nanos(self.leaf_nanos)
+    }
+
     /// The net it searches with.
     pub fn net(&self) -> &Arc<Net> {
         &self.net
