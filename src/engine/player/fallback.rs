@@ -17,7 +17,8 @@ const QUICK_ANSWER: Duration = Duration::from_millis(300);
 
 /// The least time a player after the first is given even when the ones before used up the
 /// move's budget, so that a search still answers sensibly (it stays within the one-second
-/// grace the clock's reserve covers).
+/// grace the clock's reserve covers); never more than the whole move was given, so that a
+/// nearly spent sudden-death clock is not overdrawn move after move.
 const FALLBACK_MINIMUM: Duration = Duration::from_millis(200);
 
 /// Players asked in order until one answers.
@@ -49,21 +50,24 @@ impl Player for FallbackPlayer {
         budget: &Budget,
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
-        let timeout = Instant::now() + self.move_timeout;
+        let start = Instant::now();
+        let timeout = start + self.move_timeout;
         let deadline = budget.deadline.map_or(timeout, |d| d.min(timeout));
+        let least = FALLBACK_MINIMUM.min(deadline.saturating_duration_since(start));
         let last = self.chain.len().saturating_sub(1);
         let mut error = PlayerError::CannotAnalyze;
         self.answered = None;
         for (i, player) in self.chain.iter_mut().enumerate() {
             let now = Instant::now();
             let left = deadline.saturating_duration_since(now);
-            if i > 0 && i < last && (left < QUICK_ANSWER || left < player.least_time()) {
+            let too_slow = left < player.least_time() || (i > 0 && left < QUICK_ANSWER);
+            if i < last && too_slow {
                 continue;
             }
             let due = if i == 0 {
                 deadline
             } else {
-                deadline.max(now + FALLBACK_MINIMUM)
+                deadline.max(now + least)
             };
             let budget = Budget {
                 deadline: Some(due),
@@ -216,7 +220,7 @@ mod tests {
             ],
             Duration::from_secs(60),
         );
-        let mut move_in = |secs| {
+        let move_in = |chain: &mut FallbackPlayer, secs| {
             let budget = Budget {
                 deadline: Some(Instant::now() + Duration::from_secs(secs)),
                 ..Budget::default()
@@ -226,7 +230,11 @@ mod tests {
                 .expect("a move")
         };
         // A slow player (2 s a move) is passed over with 1 s left, and plays with 5 s.
-        assert_eq!(move_in(1), Answer::Move(quick));
-        assert_eq!(move_in(5), Answer::Move(slow));
+        assert_eq!(move_in(&mut chain, 1), Answer::Move(quick));
+        assert_eq!(move_in(&mut chain, 5), Answer::Move(slow));
+        // The first player of a chain too (an absent engine's level: its own net first).
+        chain.chain.remove(0);
+        assert_eq!(move_in(&mut chain, 1), Answer::Move(quick));
+        assert_eq!(move_in(&mut chain, 5), Answer::Move(slow));
     }
 }

@@ -88,7 +88,7 @@ fn build_with_net(config: &Config, level: &LevelConfig, net: NetSource) -> Box<d
                     "engine {} is not present: its level plays as its fallback",
                     external.engine
                 );
-                return build_with_net(config, effective, net);
+                return without_engine(config, external, effective, net);
             }
             Box::new(chain(config, external))
         }
@@ -138,6 +138,42 @@ pub fn load_net(file: &Path) -> Option<Arc<Net>> {
             None
         }
     }
+}
+
+/// An external level whose engine is not present: `effective`, the level it plays as (its
+/// own net's search or its first fallback, made with `net`), then the fallbacks after it, so
+/// that a move the first cannot make in the time left (a big net's evaluation on a short
+/// clock) is still made.
+fn without_engine(
+    config: &Config,
+    external: &ExternalLevel,
+    effective: &LevelConfig,
+    net: NetSource,
+) -> Box<dyn Player> {
+    let first = build_with_net(config, effective, net);
+    let levels: Vec<&LevelConfig> = config
+        .own_net(external)
+        .into_iter()
+        .chain(
+            external
+                .fallback
+                .iter()
+                .filter_map(|name| config.levels.get(name)),
+        )
+        .collect();
+    let after = match levels.iter().position(|l| std::ptr::eq(*l, effective)) {
+        Some(at) => &levels[at + 1..],
+        None => &[][..],
+    };
+    if after.is_empty() {
+        return first;
+    }
+    let timeout = external
+        .move_timeout_ms
+        .map_or(DEFAULT_MOVE_TIMEOUT, Duration::from_millis);
+    let mut players = vec![first];
+    players.extend(after.iter().map(|level| build(config, level)));
+    Box::new(FallbackPlayer::new(players, timeout))
 }
 
 /// An external level's engine, then its own net's search and its fallback levels (the medium

@@ -221,6 +221,10 @@ impl Player for SearchPlayer {
         self.search.ponder(game, budget)
     }
 
+    fn least_time(&self) -> Duration {
+        self.search.least_time()
+    }
+
     fn param(&mut self, name: &str) -> Result<String, PlayerError> {
         self.search
             .settings()
@@ -318,6 +322,25 @@ mod tests {
             .genmove(&game, Color::Black, &Budget::default(), &mut visits)
             .expect("a move");
         visits.0
+    }
+
+    #[test]
+    fn a_net_search_says_how_long_its_least_move_takes() {
+        use crate::knowledge::net::model::{Model, synthetic};
+        let model = synthetic::net(15, true, synthetic::seed(15));
+        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+        let settings = SearchSettings {
+            playouts: Some(8),
+            threads: 1,
+            ..SearchSettings::default()
+        };
+        let mut player = SearchPlayer::with_net(Arc::new(net), settings.clone());
+        assert_eq!(player.least_time(), Duration::ZERO, "nothing measured yet");
+        visits_of_a_move(&mut player, 9);
+        assert!(player.least_time() > Duration::ZERO);
+        let mut playouts = SearchPlayer::playouts(settings);
+        visits_of_a_move(&mut playouts, 9);
+        assert_eq!(playouts.least_time(), Duration::ZERO);
     }
 
     #[test]
