@@ -393,6 +393,46 @@ async fn click_point(client: &Client, vertex: &str) {
     click(client, &css).await;
 }
 
+/// The win-rate graph after the game (analysis on from move 5): a point per position
+/// analysed; a click on the first shows the board after that many moves, as the server has
+/// it, and "Back to the game" shows `board`, the game's last position, again.
+async fn check_graph(client: &Client, address: &str, key: &str, board: &[String]) {
+    let points = client
+        .execute(
+            "return [...document.querySelectorAll('#graph circle.pt')].map((c) => +c.dataset.moves);",
+            vec![],
+        )
+        .await
+        .expect("read the graph's points");
+    let points: Vec<u64> = points
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|p| p.as_u64().expect("a move count"))
+        .collect();
+    assert!(points.len() >= 3, "the graph's points: {points:?}");
+    let first = points[0];
+    assert_eq!(first, 4, "analysis went on at move 5: {points:?}");
+    click(client, &format!("#graph circle[data-moves=\"{first}\"]")).await;
+    let past = get(address, &format!("/api/games/{key}/board?moves={first}"));
+    let expected: Vec<String> = past["board"]
+        .as_array()
+        .expect("the board's rows")
+        .iter()
+        .map(|row| row.as_str().expect("a row").to_string())
+        .collect();
+    let start = Instant::now();
+    while read_page(client).await.board != expected {
+        assert!(
+            start.elapsed() < REPLY_TIMEOUT,
+            "the board after {first} moves never showed"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    click(client, "#back").await;
+    assert_eq!(read_page(client).await.board, board, "back to the game");
+}
+
 /// The status line while it is Black's turn at move `number`.
 fn your_move(number: usize) -> String {
     format!("Your move (Black), move {number}")
@@ -441,6 +481,31 @@ async fn play(
             .await
             .unwrap_or_else(|e| panic!("choose {label} in {select}: {e}"));
     }
+    // The opponents by rank come first, weakest first, then the other levels.
+    let groups = client
+        .execute(
+            "return [...document.querySelectorAll('#levels optgroup')].map((g) => \
+             [g.label, [...g.querySelectorAll('option')].map((o) => o.value)]);",
+            vec![],
+        )
+        .await
+        .expect("read the level groups");
+    assert_eq!(groups[0][0], "Opponent by rank", "{groups}");
+    assert_eq!(groups[0][1][0], "20k", "{groups}");
+    assert_eq!(groups[0][1][9], "3d", "{groups}");
+    assert_eq!(groups[1][0], "Levels", "{groups}");
+    // The win-rate bar's letters are outlined, to read over black and over white.
+    let shadow = client
+        .execute(
+            "return getComputedStyle(document.getElementById('wr-text')).textShadow;",
+            vec![],
+        )
+        .await
+        .expect("read the bar's text style");
+    assert!(
+        shadow.as_str().is_some_and(|s| s.contains("rgb(0, 0, 0)")),
+        "{shadow}"
+    );
     // Beside the level, what plays at it.
     let plays = client
         .find(Locator::Css("#plays"))
@@ -579,6 +644,7 @@ async fn play(
             assert_eq!(page.status, format!("Game over: {result}"));
             let after = get(&address, &format!("/api/games/{key}"));
             assert_eq!(after["moves"], state["moves"]);
+            check_graph(&client, &address, &key, &page.board).await;
             return (clicks, result.to_string(), dead.len());
         }
         assert!(

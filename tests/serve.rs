@@ -1311,6 +1311,32 @@ fn the_page_and_the_levels_are_served() {
     let plays = levels["plays"]["net"].as_str().unwrap();
     assert!(plays.starts_with("tengen's search with"), "{plays}");
     assert!(!plays.contains('/'), "no path of the server's: {plays}");
+    // The rank levels, weakest first, each a player of its rank.
+    let ranks = levels["ranks"].as_array().unwrap();
+    assert_eq!(ranks.first(), Some(&json!("20k")), "{levels}");
+    assert_eq!(ranks.last(), Some(&json!("3d")), "{levels}");
+    assert_eq!(ranks.len(), 10, "{levels}");
+    let plays = levels["plays"]["8k"].as_str().unwrap();
+    assert!(plays.starts_with("rank 8k, from the"), "{plays}");
+    // The board after the first moves of a game, for the page's graph.
+    let game = server.open(json!({"client": "c", "size": 9, "level": "easy", "color": "B"}));
+    let key = game["key"].as_str().unwrap();
+    let (status, _) = server.post(
+        &format!("/api/games/{key}/moves"),
+        json!({"move": "E5", "number": 1}),
+    );
+    assert_eq!(status, 200);
+    let (status, before) = server.get(&format!("/api/games/{key}/board?moves=0"));
+    assert_eq!(status, 200, "{before}");
+    assert_eq!(before["board"], json!(vec![".".repeat(9); 9]));
+    assert_eq!(before["last_move"], Value::Null);
+    let (_, first) = server.get(&format!("/api/games/{key}/board?moves=1"));
+    assert_eq!(first["last_move"], "E5");
+    assert_eq!(first["board"][4], "....X....");
+    for bad in ["moves=3", "moves=-1", "moves=x", "", "number=1"] {
+        let (status, answer) = server.get(&format!("/api/games/{key}/board?{bad}"));
+        assert_eq!(status, 400, "{bad}: {answer}");
+    }
     assert_eq!(
         server.get("/healthz"),
         (200, json!({"serving": true, "store": "ok"}))

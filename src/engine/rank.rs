@@ -6,9 +6,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// A rank: kyu grades count down from 30 to 1, then dan grades up from 1 to 5. Held as one
-/// number, `kyu`: 30 for 30k, 1 for 1k, 0 for 1d, -4 for 5d (KaTrain's `kyu_rank`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A rank: kyu grades count down from 30 to 1, then dan grades up from 1 to 5; a stronger
+/// rank is the greater. Held as one number, `kyu`: 30 for 30k, 1 for 1k, 0 for 1d, -4 for 5d
+/// (KaTrain's `kyu_rank`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Rank {
     /// Grades below 1 dan, negative above it.
     kyu: i32,
@@ -32,16 +33,6 @@ impl Rank {
     /// The rank `kyu` grades below 1 dan (negative: above).
     fn from_kyu(kyu: i32) -> Rank {
         Rank { kyu }
-    }
-
-    /// Whether this rank is at least `other`.
-    pub fn at_least(self, other: Rank) -> bool {
-        self.kyu <= other.kyu
-    }
-
-    /// How many ranks `stronger` is above this one (negative when below).
-    pub fn below(self, stronger: Rank) -> i32 {
-        self.kyu - stronger.kyu
     }
 
     /// How many of the `legal` moves (passes and own eyes left out) on a board of `points`
@@ -98,6 +89,18 @@ impl Rank {
 /// [`Rank::resigns_behind`]).
 pub const RESIGN_WIN_RATE: f32 = 0.03;
 
+impl Ord for Rank {
+    fn cmp(&self, other: &Rank) -> std::cmp::Ordering {
+        other.kyu.cmp(&self.kyu)
+    }
+}
+
+impl PartialOrd for Rank {
+    fn partial_cmp(&self, other: &Rank) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl fmt::Display for Rank {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.kyu > 0 {
@@ -151,9 +154,7 @@ mod tests {
             let err = bad.parse::<Rank>().unwrap_err();
             assert!(err.contains("rank from 30k to 5d"), "{bad}: {err}");
         }
-        assert!(rank("1d").at_least(rank("1k")));
-        assert!(!rank("2k").at_least(rank("1k")));
-        assert_eq!(rank("10k").below(rank("1d")), 10);
+        assert!(rank("1d") > rank("1k") && rank("1k") > rank("2k") && rank("5d") > rank("4d"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ use crate::engine::player::levels::NetSource;
 use crate::engine::player::{
     AnalysisRequest, Answer, Budget, DEFAULT_PLAYOUTS, Player, Report, Silent, Update, levels,
 };
+use crate::engine::rank::Rank;
 use crate::rules::board::Move;
 use crate::rules::game::Game;
 use crate::rules::game::score::{self, Assessment, StoneStatus};
@@ -201,6 +202,22 @@ impl Ai {
         self.config.levels.keys().cloned().collect()
     }
 
+    /// The levels that play as a rank, weakest first (the page offers them as opponents by
+    /// rank).
+    pub fn ranks(&self) -> Vec<String> {
+        let mut ranks: Vec<(Rank, &String)> = self
+            .config
+            .levels
+            .iter()
+            .filter_map(|(name, level)| match level.effective(&self.config) {
+                LevelConfig::Rank { rank, .. } => Some((*rank, name)),
+                _ => None,
+            })
+            .collect();
+        ranks.sort();
+        ranks.into_iter().map(|(_, name)| name.clone()).collect()
+    }
+
     /// What plays at each level, in a few words for the page (which engine, which net by its
     /// file's name: the server's paths are its own), by level.
     pub fn plays(&self) -> Vec<(String, String)> {
@@ -222,8 +239,8 @@ impl Ai {
             },
             LevelConfig::External(external) => format!("the engine {}", external.engine),
             LevelConfig::Rank { rank, net, .. } => match net.as_ref().and_then(net_name) {
-                Some(name) => format!("a {rank} player from the net {name}'s policy"),
-                None => format!("a {rank} player from the patterns' policy"),
+                Some(name) => format!("rank {rank}, from the policy of the net {name}"),
+                None => format!("rank {rank}, from the learned patterns' policy"),
             },
         };
         self.config

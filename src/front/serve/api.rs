@@ -19,7 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
 use super::ai::{Ai, AnalysisLimits};
-use super::game::{NewGame, Refusal, ServedGame, move_text};
+use super::game::{NewGame, Refusal, ServedGame, board_rows, move_text};
 use super::limit::RateLimit;
 use super::store::{Ending, NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
 use crate::engine::player::Answer;
@@ -737,8 +737,8 @@ fn key_of(path: GameKey) -> Result<String, ApiError> {
         .map_err(|_| ApiError::unknown_game())
 }
 
-/// `GET /api/levels`: the levels a game may be played at, the default, and what plays at
-/// each (`plays`: which engine, which net).
+/// `GET /api/levels`: the levels a game may be played at, the default, what plays at each
+/// (`plays`: which engine, which net), and the rank levels weakest first (`ranks`).
 pub async fn levels(State(server): Shared) -> Response {
     let plays: serde_json::Map<String, serde_json::Value> = server
         .ai
@@ -746,8 +746,13 @@ pub async fn levels(State(server): Shared) -> Response {
         .into_iter()
         .map(|(level, plays)| (level, plays.into()))
         .collect();
-    Json(json!({"levels": server.levels, "default": server.ai.default_level(), "plays": plays}))
-        .into_response()
+    Json(json!({
+        "levels": server.levels,
+        "default": server.ai.default_level(),
+        "plays": plays,
+        "ranks": server.ai.ranks(),
+    }))
+    .into_response()
 }
 
 /// How much longer than `--move-time` a lease on computing an AI move lasts (the reply's
@@ -860,6 +865,43 @@ pub async fn state(State(server): Shared, path: GameKey) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
     let game = server.current(&entry).await?;
     Ok(state_json(&game, None).into_response())
+}
+
+/// `GET /api/games/{key}/board?moves=N`: the board after the game's first N moves (0: before
+/// the first; the page's look back from its win-rate graph) and the last of them.
+pub async fn board(State(server): Shared, path: GameKey, RawQuery(query): RawQuery) -> Reply {
+    let entry = server.entry(&key_of(path)?).await?;
+    let game = server.current(&entry).await?;
+    let played = game.game.moves().len();
+    let value = query
+        .as_deref()
+        .and_then(|q| q.strip_prefix("moves="))
+        .unwrap_or("");
+    let moves = value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n <= played)
+        .ok_or_else(|| {
+            body_error(
+                Some("moves".to_string()),
+                &format!(
+                    "`moves` must be a whole number from 0 to {played}, not `{}`",
+                    value.chars().take(20).collect::<String>()
+                ),
+            )
+        })?;
+    let mut past = game.game.clone();
+    while past.moves().len() > moves {
+        if past.undo().is_err() {
+            break;
+        }
+    }
+    let size = past.size();
+    let last = past.moves().last().map(|&(_, mv)| move_text(mv, size));
+    Ok(
+        Json(json!({"moves": moves, "board": board_rows(past.board()), "last_move": last}))
+            .into_response(),
+    )
 }
 
 /// `GET /api/games/{key}/sgf`.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::store::{Ending, StoredGame};
-use crate::rules::board::{Color, Move, Point};
+use crate::rules::board::{Board, Color, Move, Point};
 use crate::rules::game::{Game, Rules, fixed_handicap_points, max_fixed_handicap};
 
 /// Board sizes the server plays (the library's range).
@@ -159,6 +159,23 @@ pub fn move_text(mv: Move, size: usize) -> String {
         Move::Play(p) => p.to_vertex(size),
         Move::Pass => "pass".to_string(),
     }
+}
+
+/// `board` as the API shows it: top row first, `.` empty, `X` Black, `O` White.
+pub fn board_rows(board: &Board) -> Vec<String> {
+    let size = board.size();
+    (0..size)
+        .rev()
+        .map(|row| {
+            (0..size)
+                .map(|col| match board.color_at(Point::new(size, col, row)) {
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                    None => '.',
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The most moves a game on `size` may have: four times the points (a game past that has
@@ -398,18 +415,7 @@ impl ServedGame {
         let game = &self.game;
         let board = game.board();
         let size = game.size();
-        let rows = (0..size)
-            .rev()
-            .map(|row| {
-                (0..size)
-                    .map(|col| match board.color_at(Point::new(size, col, row)) {
-                        Some(Color::Black) => 'X',
-                        Some(Color::White) => 'O',
-                        None => '.',
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows = board_rows(board);
         let initial = game.initial_board();
         let handicap_stones = if game.handicap() > 0 {
             initial

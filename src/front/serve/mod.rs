@@ -178,6 +178,7 @@ pub fn router(server: Arc<Server>) -> Router {
         .route("/api/games/{key}/genmove", post(api::genmove))
         .route("/api/games/{key}/undo", post(api::undo))
         .route("/api/games/{key}/sgf", get(api::sgf))
+        .route("/api/games/{key}/board", get(api::board))
         .route("/api/games/{key}/analysis", get(api::analysis))
         .fallback(|| async { ApiError::no_route() })
         .method_not_allowed_fallback(|| async { ApiError::wrong_method() })
