@@ -54,12 +54,29 @@ pub struct KnownNet {
 
 /// The net `tengen net get` fetches without a name: the strongest per second on a CPU that
 /// this build reads.
-pub const DEFAULT: &str = "g170e-b15c192";
+pub const DEFAULT: &str = "kata1-b18c384nbt";
 
 /// KataGo's published nets, the strongest per second on a CPU first (docs/FIGURES.md (30):
 /// matches at one second a move on 19x19). Sizes and sha256 are measured on the files; no
 /// address could be fetched from where this list was written.
 pub const KNOWN: &[KnownNet] = &[
+    KnownNet {
+        name: "kata1-b18c384nbt",
+        file: "kata1-b18c384nbt-s9996604416-d4316597426.bin.gz",
+        // katagotraining.org's networks page.
+        url: "https://media.katagotraining.org/uploaded/networks/models/kata1/kata1-b18c384nbt-s9996604416-d4316597426.bin.gz",
+        bytes: 97_898_094,
+        sha256: "9d7a6afed8ff5b74894727e156f04f0cd36060a24824892008fbb6e0cba51f1d",
+        architecture: Architecture {
+            blocks: 18,
+            channels: 384,
+            transformer: false,
+        },
+        model_version: 14,
+        purpose: "the most strength per second on a CPU: it beat g170e-b15c192 at one second a move",
+        unreadable: None,
+        visits: 2,
+    },
     KnownNet {
         name: "g170e-b15c192",
         file: "g170e-b15c192-s1672170752-d466197061.bin.gz",
@@ -74,7 +91,7 @@ pub const KNOWN: &[KnownNet] = &[
             transformer: false,
         },
         model_version: 8,
-        purpose: "the most strength per second on a CPU: it beat b6c96 at one second a move",
+        purpose: "ten times b18c384nbt's visits a second, weaker at equal time; it beat b6c96 at one second a move",
         unreadable: None,
         visits: 25,
     },
@@ -94,23 +111,6 @@ pub const KNOWN: &[KnownNet] = &[
         purpose: "small and fast (10 times b15c192's visits a second), weaker at equal time",
         unreadable: None,
         visits: 200,
-    },
-    KnownNet {
-        name: "kata1-b18c384nbt",
-        file: "kata1-b18c384nbt-s9996604416-d4316597426.bin.gz",
-        // katagotraining.org's networks page.
-        url: "https://media.katagotraining.org/uploaded/networks/models/kata1/kata1-b18c384nbt-s9996604416-d4316597426.bin.gz",
-        bytes: 97_898_094,
-        sha256: "9d7a6afed8ff5b74894727e156f04f0cd36060a24824892008fbb6e0cba51f1d",
-        architecture: Architecture {
-            blocks: 18,
-            channels: 384,
-            transformer: false,
-        },
-        model_version: 14,
-        purpose: "KataGo's strong main-run net: analysis, slow on a CPU",
-        unreadable: None,
-        visits: 2,
     },
     KnownNet {
         name: "b10c384h6nbttflrs",
