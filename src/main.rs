@@ -619,7 +619,7 @@ fn run_config(args: ConfigArgs) -> ExitCode {
         ),
         None => "rank levels: from the patterns' policy (no net found)\n".to_string(),
     };
-    for (name, level) in &config.levels {
+    for (name, level) in config.listed() {
         let plays = level.describe(&config);
         report += &format!("{name:<10} {plays:<50} {}\n", config.origin(name));
     }

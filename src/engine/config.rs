@@ -875,8 +875,24 @@ impl Config {
             .map(Path::to_path_buf)
     }
 
+    /// The levels in the order they are listed: by name, the rank levels last, weakest first.
+    pub fn listed(&self) -> Vec<(&String, &LevelConfig)> {
+        let mut levels: Vec<(&String, &LevelConfig)> = self.levels.iter().collect();
+        levels.sort_by_key(|(_, level)| match level {
+            LevelConfig::Rank { rank, .. } => Some(*rank),
+            _ => None,
+        });
+        levels
+    }
+
+    /// The levels' names as [`Config::listed`] orders them, for a message.
     fn level_names(&self) -> String {
-        self.levels.keys().cloned().collect::<Vec<_>>().join(", ")
+        let names: Vec<&str> = self
+            .listed()
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        names.join(", ")
     }
 }
 
@@ -1098,6 +1114,13 @@ mod tests {
     #[test]
     fn rank_levels_are_built_in_read_from_the_file_and_made_for_any_rank() {
         let builtin = Config::builtin(None, None);
+        // Listed after the other levels, weakest first.
+        let unknown = builtin.level("grandmaster").unwrap_err().to_string();
+        assert!(
+            unknown.contains("mcts, medium, net, 20k, 15k, 12k,"),
+            "{unknown}"
+        );
+        assert!(unknown.ends_with("1d, 3d)"), "{unknown}");
         for rank in BUILTIN_RANKS {
             let level = builtin.level(rank).expect(rank);
             let described = level.describe(&builtin);
