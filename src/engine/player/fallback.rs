@@ -24,16 +24,17 @@ const FALLBACK_MINIMUM: Duration = Duration::from_millis(200);
 /// Players asked in order until one answers.
 pub struct FallbackPlayer {
     chain: Vec<Box<dyn Player>>,
-    /// The most one move may take, whatever the clock allows.
-    move_timeout: Duration,
+    /// The most one move may take, whatever the clock allows (`None`: only the clock, or the
+    /// players' own limits, bound it; a chain with no other program in it needs no guard).
+    move_timeout: Option<Duration>,
     /// The player of the chain that answered the last move: the one that ponders.
     answered: Option<usize>,
 }
 
 impl FallbackPlayer {
     /// `chain` (its first player is the one wanted, the rest answer in its place), each move
-    /// bounded by `move_timeout`.
-    pub fn new(chain: Vec<Box<dyn Player>>, move_timeout: Duration) -> FallbackPlayer {
+    /// bounded by `move_timeout` where there is one.
+    pub fn new(chain: Vec<Box<dyn Player>>, move_timeout: Option<Duration>) -> FallbackPlayer {
         FallbackPlayer {
             chain,
             move_timeout,
@@ -51,26 +52,33 @@ impl Player for FallbackPlayer {
         progress: &mut dyn Progress,
     ) -> Result<Answer, PlayerError> {
         let start = Instant::now();
-        let timeout = start + self.move_timeout;
-        let deadline = budget.deadline.map_or(timeout, |d| d.min(timeout));
-        let least = FALLBACK_MINIMUM.min(deadline.saturating_duration_since(start));
+        let timeout = self.move_timeout.map(|t| start + t);
+        let deadline = match (budget.deadline, timeout) {
+            (Some(d), Some(t)) => Some(d.min(t)),
+            (d, t) => d.or(t),
+        };
+        let least = deadline.map_or(FALLBACK_MINIMUM, |d| {
+            FALLBACK_MINIMUM.min(d.saturating_duration_since(start))
+        });
         let last = self.chain.len().saturating_sub(1);
         let mut error = PlayerError::CannotAnalyze;
         self.answered = None;
         for (i, player) in self.chain.iter_mut().enumerate() {
             let now = Instant::now();
-            let left = deadline.saturating_duration_since(now);
-            let too_slow = left < player.least_time() || (i > 0 && left < QUICK_ANSWER);
-            if i < last && too_slow {
-                continue;
+            if let Some(deadline) = deadline {
+                let left = deadline.saturating_duration_since(now);
+                let too_slow = left < player.least_time() || (i > 0 && left < QUICK_ANSWER);
+                if i < last && too_slow {
+                    continue;
+                }
             }
             let due = if i == 0 {
                 deadline
             } else {
-                deadline.max(now + least)
+                deadline.map(|d| d.max(now + least))
             };
             let budget = Budget {
-                deadline: Some(due),
+                deadline: due,
                 ..budget.clone()
             };
             match player.genmove(game, color, &budget, progress) {
@@ -218,7 +226,7 @@ mod tests {
                 player(Some(slow), 2),
                 player(Some(quick), 0),
             ],
-            Duration::from_secs(60),
+            Some(Duration::from_secs(60)),
         );
         let move_in = |chain: &mut FallbackPlayer, secs| {
             let budget = Budget {
@@ -236,5 +244,18 @@ mod tests {
         chain.chain.remove(0);
         assert_eq!(move_in(&mut chain, 1), Answer::Move(quick));
         assert_eq!(move_in(&mut chain, 5), Answer::Move(slow));
+        // Without a clock only the chain's own timeout bounds a move; without one (no other
+        // program in the chain), nothing does.
+        let unclocked = |chain: &mut FallbackPlayer, timeout| {
+            chain.move_timeout = timeout;
+            chain
+                .genmove(&game, Color::Black, &Budget::default(), &mut Silent)
+                .expect("a move")
+        };
+        assert_eq!(
+            unclocked(&mut chain, Some(Duration::from_secs(1))),
+            Answer::Move(quick)
+        );
+        assert_eq!(unclocked(&mut chain, None), Answer::Move(slow));
     }
 }

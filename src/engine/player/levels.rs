@@ -168,12 +168,11 @@ fn without_engine(
     if after.is_empty() {
         return first;
     }
-    let timeout = external
-        .move_timeout_ms
-        .map_or(DEFAULT_MOVE_TIMEOUT, Duration::from_millis);
+    // No other program is in the chain: only the clock bounds a move, as it bounds the
+    // level played alone (a search of fixed visits runs them all).
     let mut players = vec![first];
     players.extend(after.iter().map(|level| build(config, level)));
-    Box::new(FallbackPlayer::new(players, timeout))
+    Box::new(FallbackPlayer::new(players, None))
 }
 
 /// An external level's engine, then its own net's search and its fallback levels (the medium
@@ -205,7 +204,7 @@ fn chain(config: &Config, external: &ExternalLevel) -> FallbackPlayer {
     if players.len() == 1 {
         players.push(Box::new(HeuristicPlayer::new(None)));
     }
-    FallbackPlayer::new(players, timeout)
+    FallbackPlayer::new(players, Some(timeout))
 }
 
 #[cfg(test)]
