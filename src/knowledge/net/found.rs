@@ -45,27 +45,7 @@ pub struct FoundNet {
 
 /// The first net of the chain, if any.
 pub fn found_net() -> Option<FoundNet> {
-    let found = |path: Option<PathBuf>, whence| path.map(|path| FoundNet { path, whence });
-    let katago_dir = locate::dir_on_path(locate::KATAGO);
-    found(
-        std::env::var_os("KATAGO_MODEL")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from),
-        Whence::KatagoModel,
-    )
-    .or_else(|| found(katago_dir.and_then(|d| first_in(&d)), Whence::BesideKatago))
-    .or_else(|| {
-        found(
-            locate::nets_dir().and_then(|d| first_in(&d)),
-            Whence::NetsDir,
-        )
-    })
-    .or_else(|| {
-        found(
-            locate::config_dir().and_then(|d| first_in(&d)),
-            Whence::ConfigDir,
-        )
-    })
+    found_in_chain(Some, first_in)
 }
 
 /// The known net `name` (by its published file's name) where [`found_net`] looks, in the same
@@ -73,11 +53,27 @@ pub fn found_net() -> Option<FoundNet> {
 /// directory or in its config directory.
 pub fn found_known(name: &str) -> Option<FoundNet> {
     let net = known::find(name)?;
-    let model = std::env::var_os("KATAGO_MODEL")
+    found_in_chain(
+        |path| {
+            path.file_name()
+                .is_some_and(|n| n == net.file)
+                .then_some(path)
+        },
+        |dir| Some(dir.join(net.file)).filter(|path| path.is_file()),
+    )
+}
+
+/// The chain's first find: `$KATAGO_MODEL` where `model` takes it, else what `in_dir` finds
+/// beside katago, in tengen's nets directory, then in its config directory.
+fn found_in_chain(
+    model: impl Fn(PathBuf) -> Option<PathBuf>,
+    in_dir: impl Fn(&Path) -> Option<PathBuf>,
+) -> Option<FoundNet> {
+    let from_env = std::env::var_os("KATAGO_MODEL")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .filter(|p| p.file_name().is_some_and(|n| n == net.file));
-    if let Some(path) = model {
+        .and_then(&model);
+    if let Some(path) = from_env {
         return Some(FoundNet {
             path,
             whence: Whence::KatagoModel,
@@ -90,8 +86,8 @@ pub fn found_known(name: &str) -> Option<FoundNet> {
     ]
     .into_iter()
     .find_map(|(dir, whence)| {
-        let path = dir?.join(net.file);
-        path.is_file().then_some(FoundNet { path, whence })
+        let path = in_dir(&dir?)?;
+        Some(FoundNet { path, whence })
     })
 }
 
