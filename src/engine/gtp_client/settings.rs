@@ -91,7 +91,8 @@ pub fn time_settings(system: TimeSystem, takes: TimeCommands) -> String {
 
 /// `time_left` for `c` with `seconds` and `count` stones or periods left (0 in main time),
 /// to an engine given `system` as [`time_settings`] gives it to one taking `takes`: whole
-/// seconds, rounded down, except a tenth for `kata-time_settings`; a Fischer clock sent as
+/// seconds, rounded down but never to 0 while time is left (`time_left c 0 0` says the time
+/// is up, and Pachi 12.90 aborts on it), except a tenth for `kata-time_settings`; a Fischer clock sent as
 /// Canadian periods is in main time while it holds more than the increment, as gtp2ogs
 /// reports it.
 pub fn time_left(
@@ -101,7 +102,14 @@ pub fn time_left(
     seconds: f64,
     count: u32,
 ) -> String {
-    let whole = |s: f64| s.clamp(0.0, Seconds::MAX_CLOCK).floor() as u64;
+    let whole = |s: f64| {
+        let s = s.clamp(0.0, Seconds::MAX_CLOCK);
+        if s > 0.0 {
+            s.floor().max(1.0) as u64
+        } else {
+            0
+        }
+    };
     match system {
         TimeSystem::Fischer { .. } if takes.kata_fischer => {
             format!("time_left {c} {} 0", tenths(seconds))
@@ -179,6 +187,7 @@ mod tests {
         let left = |seconds, count| time_left(byoyomi, plain, Color::White, seconds, count);
         assert_eq!(left(12.7, 3), "time_left white 12 3");
         assert_eq!(left(0.0, 0), "time_left white 0 0");
+        assert_eq!(left(0.4, 0), "time_left white 1 0");
         // A correspondence clock goes on as it is: days of main time, a day a period.
         let week = TimeSystem::Byoyomi {
             main: 604_800.0,
