@@ -519,19 +519,21 @@ impl Server {
         }
     }
 
-    /// Reloads `slot`'s game when a request's `number` is not its next move's: a retry, a
-    /// client that is wrong, or a copy held here older than the store's (another server
-    /// moved since), which the answer must not show.
-    async fn refresh_for(
-        &self,
-        entry: &Entry,
-        slot: &mut Slot,
-        number: u64,
-    ) -> Result<(), ApiError> {
-        if number != slot.game.next_number() as u64 {
+    /// Makes `write` on `slot`'s game. The game is reloaded first when the request's number
+    /// is not its next move's (a retry, a client that is wrong, or a copy held here older
+    /// than the store's, which the answer must not show), and `write` is made again on the
+    /// store's game when the store refused it as stale (another server moved since).
+    async fn write(&self, entry: &Entry, slot: &mut Slot, write: Write<'_>) -> Reply {
+        if write.number() != slot.game.next_number() as u64 {
             self.reload(entry, slot).await?;
         }
-        Ok(())
+        match write.apply(self, entry, slot).await {
+            Err(e) if e.stale => {
+                self.reload(entry, slot).await?;
+                write.apply(self, entry, slot).await
+            }
+            answer => answer,
+        }
     }
 
     /// Forgets the games idle for longer than the timeout: drops the copies idle here (not
@@ -997,15 +999,38 @@ pub async fn play(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
     let request: MoveRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
-    server
-        .refresh_for(&entry, &mut slot, request.number)
-        .await?;
-    match play_in(&server, &entry, &mut slot, &request, received).await {
-        Err(e) if e.stale => {
-            server.reload(&entry, &mut slot).await?;
-            play_in(&server, &entry, &mut slot, &request, received).await
+    let write = Write::Move(&request, received);
+    server.write(&entry, &mut slot, write).await
+}
+
+/// A request that changes a game, numbered as the state's `number` it was sent with.
+#[derive(Copy, Clone)]
+enum Write<'a> {
+    /// The client's move, received at that instant.
+    Move(&'a MoveRequest, Instant),
+    /// The AI's move, asked at that instant.
+    Genmove(u64, Instant),
+    /// Taking back the client's last move.
+    Undo(u64),
+}
+
+impl Write<'_> {
+    fn number(self) -> u64 {
+        match self {
+            Write::Move(request, _) => request.number,
+            Write::Genmove(number, _) | Write::Undo(number) => number,
         }
-        answer => answer,
+    }
+
+    /// Makes the change on the game held in `slot`.
+    async fn apply(self, server: &Server, entry: &Entry, slot: &mut Slot) -> Reply {
+        match self {
+            Write::Move(request, received) => play_in(server, entry, slot, request, received).await,
+            Write::Genmove(number, received) => {
+                genmove_in(server, entry, slot, number, received).await
+            }
+            Write::Undo(number) => undo_in(server, entry, slot, number).await,
+        }
     }
 }
 
@@ -1128,16 +1153,8 @@ pub async fn genmove(State(server): Shared, path: GameKey, body: Body) -> Reply 
     let entry = server.entry(&key_of(path)?).await?;
     let request: NumberRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
-    server
-        .refresh_for(&entry, &mut slot, request.number)
-        .await?;
-    match genmove_in(&server, &entry, &mut slot, request.number, received).await {
-        Err(e) if e.stale => {
-            server.reload(&entry, &mut slot).await?;
-            genmove_in(&server, &entry, &mut slot, request.number, received).await
-        }
-        answer => answer,
-    }
+    let write = Write::Genmove(request.number, received);
+    server.write(&entry, &mut slot, write).await
 }
 
 /// [`genmove`] on the game held in `slot`.
@@ -1180,16 +1197,8 @@ pub async fn undo(State(server): Shared, path: GameKey, body: Body) -> Reply {
     let entry = server.entry(&key_of(path)?).await?;
     let request: NumberRequest = parse(body)?;
     let mut slot = entry.lock(&entry.slot).await?;
-    server
-        .refresh_for(&entry, &mut slot, request.number)
-        .await?;
-    match undo_in(&server, &entry, &mut slot, request.number).await {
-        Err(e) if e.stale => {
-            server.reload(&entry, &mut slot).await?;
-            undo_in(&server, &entry, &mut slot, request.number).await
-        }
-        answer => answer,
-    }
+    let write = Write::Undo(request.number);
+    server.write(&entry, &mut slot, write).await
 }
 
 /// [`undo`] on the game held in `slot`.
