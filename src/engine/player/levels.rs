@@ -218,18 +218,11 @@ mod tests {
 
     /// How many reports `player` makes analysing the empty 9x9 board for 50 playouts.
     fn reports(player: &mut dyn Player) -> Result<usize, PlayerError> {
-        let request = AnalysisRequest {
-            color: Color::Black,
-            interval: Duration::from_secs(3600),
-            allow: Vec::new(),
-            avoid: Vec::new(),
-            ownership: false,
-            moves_ownership: false,
-            budget: Budget {
-                playouts: Some(50),
-                ..Budget::default()
-            },
+        let budget = Budget {
+            playouts: Some(50),
+            ..Budget::default()
         };
+        let request = AnalysisRequest::new(Color::Black, Duration::from_secs(3600), budget);
         let mut count = 0;
         let mut progress = |update: Update<'_>| {
             count += usize::from(matches!(update, Update::Report(_)));

@@ -35,6 +35,22 @@ pub struct AnalysisRequest {
     pub budget: Budget,
 }
 
+impl AnalysisRequest {
+    /// An analysis of every move of `color`'s, without ownership, reporting every `interval`
+    /// within `budget`.
+    pub fn new(color: Color, interval: Duration, budget: Budget) -> AnalysisRequest {
+        AnalysisRequest {
+            color,
+            interval,
+            allow: Vec::new(),
+            avoid: Vec::new(),
+            ownership: false,
+            moves_ownership: false,
+            budget,
+        }
+    }
+}
+
 /// One report of an analysis.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {

@@ -430,18 +430,14 @@ impl Engine {
         let report = match cached {
             Some((_, report)) => report.clone(),
             None => {
+                let budget = Budget {
+                    stop: Some(Arc::clone(&self.stop)),
+                    deadline: Some(Instant::now() + gogui::SEARCH_TIME),
+                    ..Budget::default()
+                };
                 let request = AnalysisRequest {
-                    color,
-                    interval: gogui::SEARCH_TIME,
-                    allow: Vec::new(),
-                    avoid: Vec::new(),
                     ownership: true,
-                    moves_ownership: false,
-                    budget: Budget {
-                        stop: Some(Arc::clone(&self.stop)),
-                        deadline: Some(Instant::now() + gogui::SEARCH_TIME),
-                        ..Budget::default()
-                    },
+                    ..AnalysisRequest::new(color, gogui::SEARCH_TIME, budget)
                 };
                 let mut last = None;
                 let mut keep = |update: Update<'_>| {

@@ -429,19 +429,15 @@ impl Ai {
         let joined = self
             .background
             .run(move || {
+                let budget = Budget {
+                    playouts: Some(limits.playouts),
+                    deadline: Some(Instant::now() + limits.time),
+                    stop: Some(stop),
+                    ..Budget::default()
+                };
                 let request = AnalysisRequest {
-                    color: position.to_move(),
-                    interval: limits.time,
-                    allow: Vec::new(),
-                    avoid: Vec::new(),
                     ownership: true,
-                    moves_ownership: false,
-                    budget: Budget {
-                        playouts: Some(limits.playouts),
-                        deadline: Some(Instant::now() + limits.time),
-                        stop: Some(stop),
-                        ..Budget::default()
-                    },
+                    ..AnalysisRequest::new(position.to_move(), limits.time, budget)
                 };
                 let mut last: Option<Report> = None;
                 let done = player.analyze(&position, &request, &mut |update: Update<'_>| {

@@ -309,17 +309,15 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
         ],
         Rules::chinese(7.5),
     );
+    let budget = Budget {
+        playouts: Some(60),
+        ..Budget::default()
+    };
     let request = AnalysisRequest {
-        color: Color::Black,
-        interval: Duration::from_secs(3600),
-        allow: Vec::new(),
         avoid: vec![Move::Pass],
         ownership: true,
         moves_ownership: true,
-        budget: Budget {
-            playouts: Some(60),
-            ..Budget::default()
-        },
+        ..AnalysisRequest::new(Color::Black, Duration::from_secs(3600), budget)
     };
     let mut reports = Vec::new();
     net_search(60, 2).analyze(&game, &request, |r| {
@@ -485,15 +483,7 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
 )]
 fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
     let game = Game::new(9, Rules::chinese(7.5));
-    let request = AnalysisRequest {
-        color: Color::Black,
-        interval: Duration::from_secs(3600),
-        allow: Vec::new(),
-        avoid: Vec::new(),
-        ownership: false,
-        moves_ownership: false,
-        budget: Budget::default(),
-    };
+    let request = AnalysisRequest::new(Color::Black, Duration::from_secs(3600), Budget::default());
     // The level's 30 visits are a move's; the tree's room ends this analysis.
     let mut search = net_search(30, 1);
     search.tree.budget = 100_000;
