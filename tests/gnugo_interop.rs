@@ -1,6 +1,7 @@
 //! Full games between tengen's easy and medium levels and GNU Go (Chinese rules, level 1 to
 //! stay quick), on 9x9 and 19x19: every move each side makes must be accepted by the other,
-//! and after two passes tengen's `final_score` must equal GNU Go's.
+//! and after two passes tengen's `final_score` must equal GNU Go's, in a handicap game too
+//! (where Chinese rules give White a point a stone).
 //! Ignored (reported as such) without GNU Go unless TENGEN_REQUIRE_EXTERNAL=1. Both sides are
 //! seeded, so every run plays the same games.
 
@@ -17,6 +18,7 @@ fn play_game(
     config: &Path,
     level: &str,
     size: usize,
+    handicap: usize,
     tengen_is_black: bool,
 ) -> (usize, String, String) {
     let config = config.to_str().unwrap();
@@ -36,16 +38,23 @@ fn play_game(
             "1",
         ],
     );
-    let komi = if size == 9 { "7" } else { "7.5" };
+    let komi = match (handicap, size) {
+        (2.., _) => "0.5",
+        (_, 9) => "7",
+        _ => "7.5",
+    };
     for engine in [&mut tengen, &mut gnu] {
         engine.ok(&format!("boardsize {size}"));
         engine.ok("clear_board");
         engine.ok(&format!("komi {komi}"));
+        if handicap >= 2 {
+            engine.ok(&format!("fixed_handicap {handicap}"));
+        }
     }
     let cap = 4 * size * size;
     let mut passes = 0;
     let mut moves = 0;
-    let mut black_to_move = true;
+    let mut black_to_move = handicap < 2;
     while passes < 2 {
         let color = if black_to_move { "b" } else { "w" };
         let tengen_moves = black_to_move == tengen_is_black;
@@ -102,17 +111,22 @@ fn games_against_gnu_go_are_legal_and_scored_alike() {
         "[levels.easy]\nplayer = \"random\"\nseed = 1\n[levels.medium]\nplayer = \"heuristic\"\nseed = 1\n",
     )
     .unwrap();
+    // (level, size, handicap stones, whether tengen is Black)
     let games = [
-        ("easy", 9, true),
-        ("medium", 9, false),
-        ("easy", 19, false),
-        ("medium", 19, true),
+        ("easy", 9, 0, true),
+        ("medium", 9, 0, false),
+        ("medium", 9, 3, true),
+        ("easy", 19, 0, false),
+        ("medium", 19, 0, true),
     ];
     let handles: Vec<_> = games
         .into_iter()
-        .map(|(level, size, black)| {
+        .map(|(level, size, handicap, black)| {
             let (gnugo, config) = (gnugo.clone(), config.clone());
-            thread::spawn(move || (level, size, play_game(&gnugo, &config, level, size, black)))
+            thread::spawn(move || {
+                let game = play_game(&gnugo, &config, level, size, handicap, black);
+                (level, size, game)
+            })
         })
         .collect();
     for handle in handles {

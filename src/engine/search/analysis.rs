@@ -58,7 +58,7 @@ impl Search {
                 board: game.board(),
                 to_move: color,
                 last,
-                komi: game.rules().komi as f32,
+                komi: game.scoring_komi() as f32,
                 root_children: &root_children,
                 max_playouts: left,
                 budget: &chunk,

@@ -31,8 +31,8 @@ const WHITE_REAL_KOMI_MAX_SIZE: usize = 9;
 const FADE_MOVES_19X19: f32 = 200.0;
 
 /// The komi the search for `to_move` adds to the game's in `game`: in a handicap game,
-/// `per_stone` points for every handicap stone less the komi White already has (above the half
-/// point that breaks ties), times the share of the fade still ahead; 0 otherwise, and 0 for
+/// `per_stone` points for every handicap stone less what White already has (komi and the
+/// rules' handicap compensation, above the half point that breaks ties), times the share of the fade still ahead; 0 otherwise, and 0 for
 /// White on boards up to [`WHITE_REAL_KOMI_MAX_SIZE`].
 pub fn extra_komi(game: &Game, to_move: Color, per_stone: f32) -> f32 {
     let stones = game.handicap();
@@ -43,7 +43,7 @@ pub fn extra_komi(game: &Game, to_move: Color, per_stone: f32) -> f32 {
     let size = game.size() as f32;
     let fade = FADE_MOVES_19X19 * size * size / (19.0 * 19.0);
     let left = 1.0 - game.moves().len() as f32 / fade;
-    let worth = stones as f32 * per_stone + 0.5 - game.rules().komi as f32;
+    let worth = stones as f32 * per_stone + 0.5 - game.scoring_komi() as f32;
     (worth * left).max(0.0)
 }
 
@@ -62,7 +62,7 @@ const CATCH_UP_SHARE: f64 = 0.6;
 pub fn white_resign_floor(game: &Game) -> Option<f64> {
     let stones = game.handicap();
     let advantage = STONE_WORTH_TO_CATCH_UP * stones.saturating_sub(1) as f64
-        + (7.5 - game.rules().komi).max(0.0);
+        + (7.5 - game.scoring_komi()).max(0.0);
     if stones == 0 || advantage <= 0.0 {
         return None;
     }
@@ -100,10 +100,11 @@ mod tests {
 
     #[test]
     fn it_starts_at_the_handicap_worth_and_fades_to_nothing() {
+        // Four stones are worth 28 points; Chinese rules give White 4 for them.
         let mut game = handicap_game(19, 4, 0.5);
-        assert_eq!(extra_komi(&game, Color::Black, 7.0), 28.0);
+        assert_eq!(extra_komi(&game, Color::Black, 7.0), 24.0);
         assert_eq!(extra_komi(&game, Color::Black, 0.0), 0.0);
-        let mut last = 28.0;
+        let mut last = 24.0;
         let mut c = Color::White;
         for p in game
             .board()
@@ -132,18 +133,25 @@ mod tests {
             half.play(c, Move::Play(p)).expect("a legal move");
         }
         let extra = extra_komi(&half, Color::Black, 7.0);
-        assert!((extra - 7.0).abs() < 0.3, "{extra}");
+        assert!((extra - 6.0).abs() < 0.3, "{extra}");
     }
 
     #[test]
     fn even_games_and_a_large_komi_take_nothing() {
         let even = Game::new(9, Rules::chinese(7.0));
         assert_eq!(extra_komi(&even, Color::Black, 7.0), 0.0);
-        // Two stones are worth 14 points; White's 6.5 komi already takes 6 of them back.
+        // Two stones are worth 14 points; White's 6.5 komi and 2 points of compensation
+        // already take 8 of them back.
         assert_eq!(
             extra_komi(&handicap_game(9, 2, 6.5), Color::Black, 7.0),
-            8.0
+            6.0
         );
+        let japanese = |komi| {
+            let mut game = handicap_game(9, 2, komi);
+            game.set_rules(Rules::japanese(komi));
+            game
+        };
+        assert_eq!(extra_komi(&japanese(6.5), Color::Black, 7.0), 8.0);
         assert_eq!(
             extra_komi(&handicap_game(9, 2, 30.0), Color::Black, 7.0),
             0.0
@@ -152,12 +160,13 @@ mod tests {
 
     #[test]
     fn white_keeps_the_real_komi_on_small_boards_only() {
-        // (size, stones, colour to move, extra komi) at komi 0.5 and 7 points a stone.
+        // (size, stones, colour to move, extra komi) at komi 0.5, 7 points a stone, and a
+        // point a stone of compensation.
         let cases = [
             (9, 2, Color::White, 0.0),
-            (9, 2, Color::Black, 14.0),
-            (13, 2, Color::White, 14.0),
-            (19, 4, Color::White, 28.0),
+            (9, 2, Color::Black, 12.0),
+            (13, 2, Color::White, 12.0),
+            (19, 4, Color::White, 24.0),
         ];
         for (size, stones, to_move, extra) in cases {
             let game = handicap_game(size, stones, 0.5);
@@ -175,9 +184,10 @@ mod tests {
             white_resign_floor(&Game::new(19, Rules::chinese(7.5))),
             None
         );
-        // Two stones at komi 0.5: 15 points for the second stone and 7 of komi.
+        // Two stones at komi 0.5 and 2 points of compensation: 15 points for the second
+        // stone and 5 of komi.
         let mut game = handicap_game(19, 2, 0.5);
-        let advantage = 22.0;
+        let advantage = 20.0;
         let floor = white_resign_floor(&game).expect("a handicap game");
         assert!((floor - (-advantage - 5.0 - 0.15 * advantage)).abs() < 1e-9);
         let points: Vec<Point> = game.board().empty_points().collect();

@@ -356,7 +356,7 @@ impl Search {
             board: game.board(),
             to_move: color,
             last,
-            komi: game.rules().komi as f32 + extra_komi,
+            komi: game.scoring_komi() as f32 + extra_komi,
             root_children,
             max_playouts,
             budget,

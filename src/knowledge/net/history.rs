@@ -6,7 +6,8 @@
 //! encore is not modelled: under territory scoring two passes only mark the normal phase's end.
 
 use super::kataboard::{ARR, BLACK, EMPTY, KataBoard, NULL_LOC, WHITE, opp};
-use crate::rules::game::kata_rules::{HandicapBonus, KataRules};
+use crate::rules::game::HandicapBonus;
+use crate::rules::game::kata_rules::KataRules;
 use crate::rules::game::{KoRule, Scoring};
 
 /// KataGo's `PASS_LOC`.
@@ -146,12 +147,7 @@ impl History {
 
     /// KataGo's `computeWhiteHandicapBonus`.
     fn white_handicap_bonus(&self) -> usize {
-        let n = self.handicap_stones();
-        match self.rules.handicap_bonus {
-            HandicapBonus::Zero => 0,
-            HandicapBonus::N => n,
-            HandicapBonus::NMinusOne => n.saturating_sub(1),
-        }
+        self.rules.handicap_bonus.points(self.handicap_stones())
     }
 
     /// The komi from `pla`'s view, with the score adjustments KataGo folds into it

@@ -7,18 +7,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::{KoRule, Rules, Scoring, checked_komi};
-
-/// How many handicap stones White is compensated for, as KataGo's `whiteHandicapBonus`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum HandicapBonus {
-    /// None.
-    Zero,
-    /// One point per handicap stone.
-    N,
-    /// One point per handicap stone but the first.
-    NMinusOne,
-}
+use super::{HandicapBonus, KoRule, Rules, Scoring, checked_komi};
 
 /// KataGo's rules (`cpp/game/rules.h`) as far as tengen's rule sets reach them: no button and
 /// no group tax but under territory scoring's seki tax.
@@ -51,11 +40,7 @@ impl KataRules {
     /// suicide: N, or N-1 under situational superko).
     pub fn from_rules(rules: &Rules) -> KataRules {
         let area = rules.scoring == Scoring::Area;
-        let handicap_bonus = match (area, rules.suicide_allowed, rules.ko) {
-            (true, false, KoRule::SituationalSuperko) => HandicapBonus::NMinusOne,
-            (true, false, _) => HandicapBonus::N,
-            _ => HandicapBonus::Zero,
-        };
+        let handicap_bonus = rules.handicap_bonus();
         KataRules {
             ko: rules.ko,
             scoring: rules.scoring,

@@ -53,6 +53,30 @@ pub fn opening_length(size: usize) -> usize {
     size * size / (7 - size / 5).max(1)
 }
 
+/// How many handicap stones White is compensated for, a point a stone, as KataGo's
+/// `whiteHandicapBonus`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum HandicapBonus {
+    /// None.
+    Zero,
+    /// Every handicap stone.
+    N,
+    /// Every handicap stone but the first.
+    NMinusOne,
+}
+
+impl HandicapBonus {
+    /// White's points for `stones` handicap stones (none for fewer than two: a one-stone
+    /// handicap places no stone).
+    pub fn points(self, stones: usize) -> usize {
+        match (self, stones) {
+            (_, 0 | 1) | (HandicapBonus::Zero, _) => 0,
+            (HandicapBonus::N, n) => n,
+            (HandicapBonus::NMinusOne, n) => n - 1,
+        }
+    }
+}
+
 /// The rules a game is played under.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Rules {
@@ -81,6 +105,18 @@ impl Rules {
             ko: KoRule::PositionalSuperko,
             suicide_allowed: false,
             scoring: Scoring::Area,
+        }
+    }
+
+    /// White's compensation for handicap stones, as GNU Go, KGS and KataGo count it: under
+    /// area scoring without suicide a point a stone (Chinese rules), but the first under
+    /// situational superko (AGA); none under territory scoring (Japanese: the stones are
+    /// Black's only advantage) or with suicide allowed (New Zealand, Tromp-Taylor).
+    pub fn handicap_bonus(&self) -> HandicapBonus {
+        match (self.scoring, self.suicide_allowed, self.ko) {
+            (Scoring::Area, false, KoRule::SituationalSuperko) => HandicapBonus::NMinusOne,
+            (Scoring::Area, false, _) => HandicapBonus::N,
+            _ => HandicapBonus::Zero,
         }
     }
 
@@ -255,6 +291,12 @@ impl Game {
     /// Number of handicap stones placed with [`Game::set_handicap`].
     pub fn handicap(&self) -> usize {
         self.handicap
+    }
+
+    /// What a count takes from Black's points: the komi and White's compensation for the
+    /// handicap stones ([`Rules::handicap_bonus`]).
+    pub fn scoring_komi(&self) -> f64 {
+        self.rules.komi + self.rules.handicap_bonus().points(self.handicap) as f64
     }
 
     /// The player to move: the opponent of the last mover, or whoever moves first.

@@ -292,7 +292,7 @@ fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
             points(Color::Black) - points(Color::White)
         }
     };
-    lead as f64 - game.rules().komi
+    lead as f64 - game.scoring_komi()
 }
 
 /// Black's lead by area (komi included) on `board` as it stands, every stone alive: the
@@ -398,6 +398,27 @@ mod tests {
         assert_eq!(a.result(), "W+5.5");
         let game = Game::from_rows(&SETTLED, Rules::japanese(0.5));
         assert_eq!(Assessment::of(&game, 200).score(), 3.0 - 8.0 - 0.5);
+    }
+
+    #[test]
+    fn white_is_compensated_for_handicap_stones_as_the_rules_say() {
+        use crate::rules::game::fixed_handicap_points;
+        // Two stones on 9x9, then both pass: every point is Black's; komi 0.5.
+        let cases = [
+            (Rules::chinese(0.5), 81.0 - 2.0 - 0.5),
+            (
+                Rules::named("aga", 0.5).expect("AGA rules"),
+                81.0 - 1.0 - 0.5,
+            ),
+            (Rules::tromp_taylor(0.5), 81.0 - 0.5),
+            (Rules::japanese(0.5), 79.0 - 0.5),
+        ];
+        for (rules, lead) in cases {
+            let mut game = Game::new(9, rules);
+            let points = fixed_handicap_points(9, 2).expect("two stones fit");
+            game.set_handicap(&points).expect("an empty board");
+            assert_eq!(Assessment::of(&game, 50).score(), lead, "{rules:?}");
+        }
     }
 
     #[test]

@@ -89,7 +89,7 @@ impl Evaluator<'_> {
                 },
                 None => {
                     let game = &leaf.position.game;
-                    let score = -area_lead(game.board(), game.rules().komi);
+                    let score = -area_lead(game.board(), game.scoring_komi());
                     Evaluation {
                         value: Value {
                             winloss: score.signum(),

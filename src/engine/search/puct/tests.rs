@@ -632,9 +632,10 @@ fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
     let (plain_losing, plain_komi, plain_lead) = searched(None);
     assert_eq!(plain_komi, Some(0.5));
     assert_eq!(plain_losing, Some(false), "two stones up, Black wins");
-    // Two stones at 7 points each, less the half point White has: 14 points more.
+    // Two stones at 7 points each, less the half point and the 2 points of compensation
+    // White has: 12 points more.
     let (dynamic_losing, dynamic_komi, dynamic_lead) = searched(Some(7.0));
-    assert_eq!(dynamic_komi, Some(14.5));
+    assert_eq!(dynamic_komi, Some(12.5));
     assert_eq!(
         dynamic_losing, None,
         "never resigns on a win rate under extra komi"
