@@ -24,6 +24,11 @@ pub const STRONGEST_DAN: i32 = 5;
 /// is the model of human moves, and a 19x19 move takes it well under 50 ms.
 pub const CALIBRATED_NET: &str = "g170-b6c96";
 
+/// How many grades above its name a rank weighs its moves as, in KaTrain's formula: with
+/// g170-b6c96, the formula's ranks played about four grades weaker than their names against
+/// GNU Go 3.8 level 10 (about 8k, the estimate KaTrain's calibration started from).
+pub const GRADES_ABOVE_FORMULA: i32 = 4;
+
 /// The ranks of the built-in rank levels, weakest first.
 pub const BUILTIN_RANKS: [&str; 10] = [
     "20k", "15k", "12k", "10k", "8k", "6k", "4k", "2k", "1d", "3d",
@@ -37,12 +42,13 @@ impl Rank {
 
     /// How many of the `legal` moves (passes and own eyes left out) on a board of `points`
     /// points a player of this rank weighs before playing the best of them: KaTrain's
-    /// calibrated count. On an empty 19x19 board: 12 at 20k, 44 at 10k, 114 at 1d.
+    /// calibrated count for the rank [`GRADES_ABOVE_FORMULA`] grades up.
+    /// On an empty 19x19 board: 20 at 20k, 68 at 10k, 149 at 1d.
     pub fn moves_weighed(self, points: usize, legal: usize) -> usize {
         if points == 0 || legal == 0 {
             return 1;
         }
-        let kyu = f64::from(self.kyu);
+        let kyu = f64::from(self.kyu - GRADES_ABOVE_FORMULA);
         let points = points as f64;
         let share = legal as f64 / points;
         // The average policy rank of the move played, fitted on human games, and its
@@ -159,10 +165,12 @@ mod tests {
 
     #[test]
     fn a_stronger_rank_weighs_more_moves() {
-        // On an empty 19x19 board, as KaTrain's formula gives them.
-        assert_eq!(rank("20k").moves_weighed(361, 361), 12);
-        assert_eq!(rank("10k").moves_weighed(361, 361), 44);
-        assert_eq!(rank("1d").moves_weighed(361, 361), 114);
+        // On an empty 19x19 board, as KaTrain's formula gives them four grades up (16k,
+        // 6k, 4d, 26k).
+        assert_eq!(rank("20k").moves_weighed(361, 361), 20);
+        assert_eq!(rank("10k").moves_weighed(361, 361), 68);
+        assert_eq!(rank("1d").moves_weighed(361, 361), 149);
+        assert_eq!(rank("30k").moves_weighed(361, 361), 5);
         for (points, legal) in [(361, 361), (361, 200), (361, 40), (81, 81), (81, 30)] {
             let mut last = 0;
             for text in ["30k", "20k", "12k", "8k", "4k", "1k", "1d", "3d", "5d"] {
