@@ -1110,14 +1110,16 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
         );
     }
     cluster.restart();
-    // Service resumes by itself: the pool reconnects.
+    // Service resumes by itself: each server's pool reconnects.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while one.get("/healthz").1["store"] != "ok" {
-        assert!(
-            Instant::now() < deadline,
-            "the store stays unreachable after the restart"
-        );
-        std::thread::sleep(Duration::from_millis(100));
+    for server in [&one, &two] {
+        while server.get("/healthz").1["store"] != "ok" {
+            assert!(
+                Instant::now() < deadline,
+                "the store stays unreachable after the restart"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
     let (status, state) = two.post(&path, json!({"move": "F6", "number": 5}));
     assert_eq!(status, 200, "{state}");
