@@ -92,9 +92,9 @@ pub fn time_settings(system: TimeSystem, takes: TimeCommands) -> String {
 /// `time_left` for `c` with `seconds` and `count` stones or periods left (0 in main time),
 /// to an engine given `system` as [`time_settings`] gives it to one taking `takes`: whole
 /// seconds, rounded down but never to 0 while time is left (`time_left c 0 0` says the time
-/// is up, and Pachi 12.90 aborts on it), except a tenth for `kata-time_settings`; a Fischer clock sent as
-/// Canadian periods is in main time while it holds more than the increment, as gtp2ogs
-/// reports it.
+/// is up, and Pachi 12.90 aborts on it), except a tenth for `kata-time_settings`; a Fischer
+/// clock sent as Canadian periods is in main time while it holds more than the increment, as
+/// gtp2ogs reports it.
 pub fn time_left(
     system: TimeSystem,
     takes: TimeCommands,

@@ -1015,6 +1015,7 @@ enum Write<'a> {
 }
 
 impl Write<'_> {
+    /// The state's `number` the request was sent with.
     fn number(self) -> u64 {
         match self {
             Write::Move(request, _) => request.number,
