@@ -32,8 +32,9 @@ const FADE_MOVES_19X19: f32 = 200.0;
 
 /// The komi the search for `to_move` adds to the game's in `game`: in a handicap game,
 /// `per_stone` points for every handicap stone less what White already has (komi and the
-/// rules' handicap compensation, above the half point that breaks ties), times the share of the fade still ahead; 0 otherwise, and 0 for
-/// White on boards up to [`WHITE_REAL_KOMI_MAX_SIZE`].
+/// rules' handicap compensation, above the half point that breaks ties), times the share of
+/// the fade still ahead; 0 otherwise, and 0 for White on boards up to
+/// [`WHITE_REAL_KOMI_MAX_SIZE`].
 pub fn extra_komi(game: &Game, to_move: Color, per_stone: f32) -> f32 {
     let stones = game.handicap();
     let white_keeps_komi = to_move == Color::White && game.size() <= WHITE_REAL_KOMI_MAX_SIZE;
