@@ -34,6 +34,8 @@
 //!   package; its absolute path reaches the tests as the compile-time variable
 //!   `TENGEN_TEST_NETS`, set with or without the net. With `TENGEN_REQUIRE_EXTERNAL=1` the cfg
 //!   is set even without the net, so that its tests run and fail.
+//! - `transformer_net_tests`: the nets directory holds [`TRANSFORMER_NET`], KataGo's transformer
+//!   net; not required in CI, whose directory lacks it.
 //! - `katago_tests`: `TENGEN_KATAGO` holds a KataGo command line.
 //! - `katrain_tests`: `TENGEN_KATRAIN_DIR` names unpacked KaTrain packages, or
 //!   `TENGEN_CLIENT_TESTS=1` (which downloads them).
@@ -51,9 +53,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The cfgs this script may set.
-const CFGS: [&str; 9] = [
+const CFGS: [&str; 10] = [
     "gnugo_tests",
     "test_nets",
+    "transformer_net_tests",
     "chromium_tests",
     "postgres_tests",
     "haproxy_tests",
@@ -66,6 +69,9 @@ const CFGS: [&str; 9] = [
 /// The real network the tests read from the nets directory (a file of KataGo's, not kept in
 /// the repository).
 const TEST_NET: &str = "g170-b6c96.bin.gz";
+
+/// KataGo's transformer net, tested where the nets directory holds it (CI's does not).
+const TRANSFORMER_NET: &str = "b10c384h6nbttflrs.bin.gz";
 
 /// The files and folders the `tengen` binary is built from (relative to the package root).
 const SOURCES: [&str; 6] = [
@@ -178,6 +184,11 @@ fn main() {
         if env_is("TENGEN_REQUIRE_EXTERNAL", "1") {
             enable("test_nets");
         }
+    }
+    let transformer = nets.join(TRANSFORMER_NET);
+    if transformer.is_file() {
+        println!("cargo::rerun-if-changed={}", transformer.display());
+        enable("transformer_net_tests");
     }
     if env_set("TENGEN_KATAGO") {
         enable("katago_tests");

@@ -341,7 +341,7 @@ struct GtpArgs {
     /// Search threads for a search level (0 = every core; at most 1024).
     #[arg(long, value_name = "N", value_parser = threads())]
     threads: Option<usize>,
-    /// A KataGo network file (.bin.gz or .txt.gz, model versions 8 to 15) for `kata-raw-nn`,
+    /// A KataGo network file (.bin.gz or .txt.gz, model versions 8 to 17) for `kata-raw-nn`,
     /// over the level's `net`.
     #[arg(long, value_name = "FILE")]
     net: Option<PathBuf>,

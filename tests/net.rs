@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use common::nets::{G170, net};
+use common::nets::{B10_TRANSFORMER, G170, net};
 use common::{Gtp, tengen_path};
 
 /// A recording of tests/data/nets.
@@ -213,11 +213,12 @@ fn compare(ours: &Answer, theirs: &Answer, at: &str, worst: &mut Worst) {
     }
 }
 
-/// Sets up each position as KataGo's recording did and compares tengen's `kata-raw-nn 0`.
-fn check_recording(name: &str) {
+/// Sets up each position as KataGo's recording `name` did and compares tengen's answers with
+/// the real net `net_file`.
+fn check_recording(net_file: &str, name: &str) {
     let positions = recorded(name);
     assert!(!positions.is_empty());
-    let net = net(G170);
+    let net = net(net_file);
     let mut gtp = Gtp::spawn(tengen_path(), &["gtp", "--net", net.to_str().unwrap()]);
     let mut worst = Worst::default();
     for position in &positions {
@@ -275,7 +276,7 @@ fn check_recording(name: &str) {
     ignore = "slow in debug: run with --release"
 )]
 fn katagos_numbers_on_the_recorded_positions() {
-    check_recording("g170-b6c96.kata-raw-nn.txt");
+    check_recording(G170, "g170-b6c96.kata-raw-nn.txt");
 }
 
 #[test]
@@ -288,7 +289,22 @@ fn katagos_numbers_on_the_recorded_positions() {
     ignore = "slow in debug: run with --release"
 )]
 fn katagos_numbers_with_passes_kos_handicap_sizes_and_every_argument() {
-    check_recording("g170-b6c96.extra.kata-raw-nn.txt");
+    check_recording(G170, "g170-b6c96.extra.kata-raw-nn.txt");
+}
+
+/// KataGo's transformer net that KaTrain installs: RMSNorm trunk, attention with learned RoPE,
+/// SwiGLU feed-forward blocks inside nested bottlenecks.
+#[test]
+#[cfg_attr(
+    not(transformer_net_tests),
+    ignore = "b10c384h6nbttflrs.bin.gz not in TENGEN_TEST_NETS"
+)]
+#[cfg_attr(
+    all(transformer_net_tests, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
+fn katagos_numbers_with_its_transformer_net() {
+    check_recording(B10_TRANSFORMER, "b10c384h6nbttflrs.kata-raw-nn.txt");
 }
 
 #[test]
@@ -327,7 +343,7 @@ fn a_file_that_is_not_a_net_is_one_error_line_and_play_goes_on() {
     fs::create_dir_all(&dir).unwrap();
     // A gzip stream cut in half, as a download cut short leaves a net.
     let packed = gzip(&b"trunk 0.25 1.5 -3e-2\n".repeat(10_000));
-    // The start of KaTrain's b10c384h6nbttflrs: a transformer net with an RMSNorm trunk.
+    // The start of KaTrain's b10c384h6nbttflrs, cut inside its trunk's header.
     let transformer = "b10c384h6nbttflrs\n15\n22\n19\n20.0\n20.0\n20.0\n20.0\n40.0\n0.25\n\
                        150.0\n0\n0\n0\n0\n0\n0\n0\n0\ntrunk\n10\n384\n192\n144\n48\n48\n1\n0\n";
     let cases = [
@@ -335,7 +351,7 @@ fn a_file_that_is_not_a_net_is_one_error_line_and_play_goes_on() {
         (
             "transformer.bin.gz",
             Some(gzip(transformer.as_bytes())),
-            "RMSNorm",
+            "truncated in layer trunk",
         ),
         (
             "truncated.bin.gz",

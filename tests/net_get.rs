@@ -19,6 +19,7 @@ use std::{fs, thread};
 use common::nets;
 use common::temp::TempDir;
 use common::tengen_path;
+use tengen::knowledge::net::model::synthetic;
 
 /// The published name of the real net common::nets reads, which tengen knows with its sha256.
 const KNOWN_FILE: &str = "g170-b6c96-s175395328-d26788732.bin.gz";
@@ -335,7 +336,6 @@ fn a_net_is_fetched_checked_named_listed_and_described() {
         .find(|l| l.contains("b10c384h6nbttflrs"))
         .unwrap_or_else(|| panic!("{}", list.stdout));
     assert!(transformer.contains("transformer 10x384"), "{transformer}");
-    assert!(transformer.contains("not readable"), "{transformer}");
     assert!(
         list.stdout.contains(&format!(
             "The levels play with (tengen's nets directory):\n  {}",
@@ -623,13 +623,18 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap()
 }
 
-/// The start of KataGo's b10c384h6nbttflrs (a transformer with an RMSNorm trunk), and names
-/// of the blocks that follow in the real file.
+/// A transformer net whose first feed-forward block has no SwiGLU, which no KataGo backend
+/// evaluates either.
 fn transformer() -> Vec<u8> {
-    let text = "b10c384h6nbttflrs\n15\n22\n19\n20.0\n20.0\n20.0\n20.0\n40.0\n0.25\n150.0\n\
-                0\n0\n0\n0\n0\n0\n0\n0\ntrunk\n10\n384\n192\n144\n48\n48\n1\n0\n0\n0\n0\n0\n\
-                nested_bottleneck_block\ntransformer_attention_block\ntransformer_ffn_block\n";
-    gzip(text.as_bytes())
+    let net = synthetic::transformer_net(15, true, synthetic::transformer_seed(15));
+    let (plain, gated) = (b"blocks.1\n24\n32\n1\n", b"blocks.1\n24\n32\n0\n");
+    let at = net
+        .windows(plain.len())
+        .position(|w| w == plain)
+        .expect("the feed-forward block's header");
+    let mut net = net;
+    net[at..at + gated.len()].copy_from_slice(gated);
+    gzip(&net)
 }
 
 #[test]
@@ -650,7 +655,8 @@ fn files_that_are_no_net_this_build_reads_are_refused_and_deleted() {
         (
             "transformer.bin.gz",
             transformer(),
-            "it is a transformer 10x384 net (b10c384h6nbttflrs), which this build cannot read: an RMSNorm trunk",
+            "it is a transformer 4x24 net (synthetic-transformer-v15), which this build cannot read: \
+             a feed-forward block without SwiGLU (blocks.1) is not supported",
         ),
     ];
     for (name, body, why) in cases {
@@ -659,16 +665,11 @@ fn files_that_are_no_net_this_build_reads_are_refused_and_deleted() {
         assert!(error.contains(why), "{name}: {error}");
         assert_eq!(fs::read_dir(dir).unwrap().count(), 0, "{name}");
     }
-    // Nor is a name tengen would not take for a net's, or a known net it cannot read.
+    // Nor is a name tengen would not take for a net's.
     let zip = get("http://127.0.0.1:1/net.zip", dir, &[])
         .error()
         .to_string();
     assert!(zip.contains("a .zip must be unpacked first"), "{zip}");
-    let known = get("b10c384h6nbttflrs", dir, &[]).error().to_string();
-    assert!(
-        known.contains("is a transformer 10x384, which this build cannot read"),
-        "{known}"
-    );
     let unknown = get("b99c9", dir, &[]).error().to_string();
     assert!(unknown.contains("no known net is named b99c9"), "{unknown}");
 }
@@ -677,19 +678,21 @@ fn files_that_are_no_net_this_build_reads_are_refused_and_deleted() {
 fn net_info_says_what_a_refused_file_is_and_why() {
     let temp = TempDir::new("net-get-info");
     let dir = temp.path();
-    let file = dir.join("b10c384h6nbttflrs.bin.gz");
+    let file = dir.join("no-swiglu.bin.gz");
     fs::write(&file, transformer()).unwrap();
     let run = tengen(&["info".as_ref(), file.as_ref()], dir);
     let error = run.error();
     assert!(
-        error.contains("this build cannot read it: an RMSNorm trunk"),
+        error.contains(
+            "this build cannot read it: a feed-forward block without SwiGLU (blocks.1) is not supported"
+        ),
         "{error}"
     );
     for line in [
-        "name:          b10c384h6nbttflrs",
+        "name:          synthetic-transformer-v15",
         "model version: 15",
-        "trunk:         transformer 10x384",
-        "blocks:        1 nested bottleneck, 1 transformer attention, 1 transformer feed-forward",
+        "trunk:         transformer 4x24",
+        "blocks:        1 ordinary, 1 global pooling, 1 nested bottleneck, 3 transformer attention, 2 transformer feed-forward",
         "trunk norm:    RMSNorm",
         "known as:      none of the known nets",
     ] {

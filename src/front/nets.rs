@@ -77,14 +77,6 @@ fn file_name(url: &str) -> Result<String, String> {
 /// path it has then. An error is one line.
 pub fn get(options: &GetOptions) -> Result<PathBuf, String> {
     let (url, file, known) = resolve(options.net.as_deref())?;
-    if let Some(net) = known
-        && let Some(why) = net.unreadable
-    {
-        return Err(format!(
-            "{} is a {}, which this build cannot read: {why}",
-            net.name, net.architecture
-        ));
-    }
     let sha256 = match &options.sha256 {
         Some(sum) if sum.len() == 64 && sum.bytes().all(|b| b.is_ascii_hexdigit()) => {
             Some(sum.to_lowercase())
@@ -296,13 +288,9 @@ pub fn list(out: &mut dyn Write) -> io::Result<()> {
         known::DEFAULT
     )?;
     for net in known::KNOWN {
-        let reads = match net.unreadable {
-            None => "readable".to_string(),
-            Some(why) => format!("not readable by this build: {why}"),
-        };
         writeln!(
             out,
-            "  {:<18} {:>10}  {:<19} model version {:<3} {}; {reads}",
+            "  {:<18} {:>10}  {:<19} model version {:<3} {}",
             net.name,
             HumanBytes(net.bytes).to_string(),
             net.architecture.to_string(),

@@ -9,6 +9,10 @@ use std::path::{Path, PathBuf};
 /// KataGo's small net of its g170 run (model version 8), whose answers tests/data/nets records.
 pub const G170: &str = "g170-b6c96.bin.gz";
 
+/// KataGo's small transformer net (model version 15), read when the directory holds it:
+/// its tests carry `#[cfg_attr(not(transformer_net_tests), ignore = "...")]`.
+pub const B10_TRANSFORMER: &str = "b10c384h6nbttflrs.bin.gz";
+
 /// The real net `name` (e.g. [`G170`]) in the nets directory.
 pub fn net(name: &str) -> PathBuf {
     let path = Path::new(env!("TENGEN_TEST_NETS")).join(name);

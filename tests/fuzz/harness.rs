@@ -133,11 +133,23 @@ pub fn gtp_session_scoring(data: &[u8], max_scorings: usize) {
 pub const MAX_MODEL: usize = 1 << 18;
 
 /// The model target's seeds, made here rather than kept in the repository (no net is): a
-/// synthetic net of the oldest and newest model versions gzipped, one of a middle version
-/// not, and one in the text format.
+/// synthetic convolutional net of the oldest and newest model versions gzipped, one of a
+/// middle version not, one in the text format, and the transformer nets of versions 15 and 17
+/// (one in the text format).
 pub fn model_seeds() -> Vec<(String, Vec<u8>)> {
     let net = |version, binary| synthetic::net(version, binary, synthetic::seed(version));
+    let transformer = |version, binary| {
+        synthetic::transformer_net(version, binary, synthetic::transformer_seed(version))
+    };
     vec![
+        (
+            "synthetic-transformer-v17.bin.gz".into(),
+            synthetic::gzip(&transformer(17, true)),
+        ),
+        (
+            "synthetic-transformer-v15.txt.gz".into(),
+            synthetic::gzip(&transformer(15, false)),
+        ),
         ("synthetic-v8.bin.gz".into(), synthetic::gzip(&net(8, true))),
         ("synthetic-v11.bin".into(), net(11, true)),
         (

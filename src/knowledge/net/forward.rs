@@ -8,6 +8,7 @@ mod matmul;
 mod ops;
 mod output;
 pub mod symmetry;
+mod transformer;
 pub mod winograd;
 
 use std::cell::RefCell;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 
 use super::cache::{DEFAULT_CACHE_POSITIONS, EvalCache};
 use super::inputs::InputOptions;
-use super::model::{Block, Conv, MatMul, Model, NetError};
+use super::model::{Block, Conv, MatMul, Model, NetError, Tip};
 use super::{Features, GLOBAL_FEATURES, NetOutput, SPATIAL_FEATURES};
 
 /// A loaded network, ready to evaluate; cheap to clone (the weights and the cache of
@@ -78,6 +79,8 @@ struct Scratch {
     head_a: Vec<f32>,
     /// The policy head's pooled branch (g1).
     head_b: Vec<f32>,
+    /// The transformer blocks' buffers.
+    transformer: transformer::Buffers,
 }
 
 thread_local! {
@@ -85,7 +88,7 @@ thread_local! {
 }
 
 /// `buf` holding exactly `len` values (contents unspecified).
-fn sized(buf: &mut Vec<f32>, len: usize) -> &mut [f32] {
+pub(super) fn sized(buf: &mut Vec<f32>, len: usize) -> &mut [f32] {
     if buf.len() < len {
         buf.resize(len, 0.0);
     }
@@ -170,7 +173,7 @@ impl Net {
         &self.model.name
     }
 
-    /// The model version (8 to 15).
+    /// The model version (8 to 17).
     pub fn version(&self) -> i32 {
         self.model.version
     }
@@ -195,51 +198,32 @@ impl Net {
     }
 
     /// The floating-point operations of one evaluation on a `size x size` board: two per
-    /// multiply-add of every convolution (counted as a direct one) and matrix product.
+    /// multiply-add of every convolution (counted as a direct one) and matrix product, those
+    /// of attention between every two points included.
     pub fn flops(&self, size: usize) -> u64 {
         let area = (size * size) as u64;
         let conv =
             |c: &Conv| 2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64;
-        let mul = |m: &MatMul| 2 * (m.in_channels * m.out_channels) as u64;
-        fn blocks(
-            list: &[Block],
-            conv: &dyn Fn(&Conv) -> u64,
-            mul: &dyn Fn(&MatMul) -> u64,
-        ) -> u64 {
-            list.iter()
-                .map(|b| match b {
-                    Block::Ordinary { first, last, .. } => conv(&first.conv) + conv(last),
-                    Block::GlobalPooling {
-                        regular,
-                        gpool,
-                        gpool_to_bias,
-                        last,
-                        ..
-                    } => conv(regular) + conv(&gpool.conv) + mul(gpool_to_bias) + conv(last),
-                    Block::NestedBottleneck {
-                        pre_conv,
-                        blocks: inner,
-                        post_conv,
-                        ..
-                    } => conv(pre_conv) + blocks(inner, conv, mul) + conv(post_conv),
-                })
-                .sum()
-        }
         let m = &*self.model;
         let (p, v) = (&m.policy, &m.value);
-        let pass = mul(&p.pass_mul) + p.pass_extra.as_ref().map_or(0, |(_, _, m2)| mul(m2));
+        let pass =
+            mul_flops(&p.pass_mul) + p.pass_extra.as_ref().map_or(0, |(_, _, m2)| mul_flops(m2));
         conv(&m.trunk.initial_conv)
-            + mul(&m.trunk.initial_matmul)
-            + blocks(&m.trunk.blocks, &conv, &mul)
+            + mul_flops(&m.trunk.initial_matmul)
+            + m.trunk
+                .blocks
+                .iter()
+                .map(|b| block_flops(b, area))
+                .sum::<u64>()
             + conv(&p.p1)
             + conv(&p.g1.conv)
-            + mul(&p.gpool_to_bias)
+            + mul_flops(&p.gpool_to_bias)
             + conv(&p.p2)
             + pass
             + conv(&v.v1.conv)
-            + mul(&v.v2)
-            + mul(&v.v3)
-            + mul(&v.sv3)
+            + mul_flops(&v.v2)
+            + mul_flops(&v.v3)
+            + mul_flops(&v.sv3)
             + conv(&v.ownership)
     }
 
@@ -343,10 +327,14 @@ impl Net {
             &mut s.unrolled,
             &mut s.pooled,
             &mut s.per_board,
+            &mut s.transformer,
         );
         // The trunk's final norm, into a buffer the heads read.
         let tip = sized(&mut s.levels[0].normed, points * c);
-        ops::norm_act(trunk, &m.trunk.tip, tip);
+        match &m.trunk.tip {
+            Tip::Norm(norm) => ops::norm_act(trunk, norm, tip),
+            Tip::RmsNorm(norm) => transformer::tip_rms_norm(trunk, norm, area, tip),
+        }
         let tip = &*tip;
 
         // Policy head.
@@ -450,6 +438,47 @@ impl Net {
     }
 }
 
+/// The floating-point operations of a matrix product on one vector.
+fn mul_flops(m: &MatMul) -> u64 {
+    2 * (m.in_channels * m.out_channels) as u64
+}
+
+/// The floating-point operations of a block on a board of `area` points.
+fn block_flops(block: &Block, area: u64) -> u64 {
+    let conv = |c: &Conv| 2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64;
+    match block {
+        Block::Ordinary { first, last, .. } => conv(&first.conv) + conv(last),
+        Block::GlobalPooling {
+            regular,
+            gpool,
+            gpool_to_bias,
+            last,
+            ..
+        } => conv(regular) + conv(&gpool.conv) + mul_flops(gpool_to_bias) + conv(last),
+        Block::NestedBottleneck {
+            pre_conv,
+            blocks,
+            post_conv,
+            ..
+        } => {
+            conv(pre_conv)
+                + blocks.iter().map(|b| block_flops(b, area)).sum::<u64>()
+                + conv(post_conv)
+        }
+        Block::Attention(a) => {
+            let projections: u64 = [&a.q, &a.k, &a.v, &a.out]
+                .iter()
+                .map(|m| area * mul_flops(m))
+                .sum();
+            // Every query point against every key point: scores, then the weighted values.
+            projections + 2 * area * area * (a.heads * (a.q_dim + a.v_dim)) as u64
+        }
+        Block::FeedForward(f) => {
+            area * (mul_flops(&f.linear1) + mul_flops(&f.gate) + mul_flops(&f.linear2))
+        }
+    }
+}
+
 /// How many levels of blocks a stack holds (1 for a stack without nested blocks).
 fn nesting(blocks: &[Block]) -> usize {
     1 + blocks
@@ -475,6 +504,7 @@ fn run_blocks(
     unrolled: &mut Vec<f32>,
     pooled: &mut Vec<f32>,
     per_board: &mut Vec<f32>,
+    attention: &mut transformer::Buffers,
 ) {
     let area = size * size;
     let points = boards * area;
@@ -548,12 +578,15 @@ fn run_blocks(
                     unrolled,
                     pooled,
                     per_board,
+                    attention,
                 );
                 let post_normed = sized(&mut lv.mid, points * ic);
                 ops::norm_act(inner, post, post_normed);
                 conv::conv2d(post_normed, boards, size, post_conv, stream, true, unrolled);
                 lv.inner = inner_buf;
             }
+            Block::Attention(a) => transformer::attention(stream, a, boards, size, attention),
+            Block::FeedForward(f) => transformer::feed_forward(stream, f, points, attention),
         }
     }
 }

@@ -128,7 +128,7 @@ fn first_in(dir: &Path) -> Option<PathBuf> {
     in_order(dir).into_iter().next()
 }
 
-/// The nets in `dir` that this build may read, in the order the levels take them: the known
+/// The nets in `dir`, in the order the levels take them: the known
 /// nets as the known list orders them (the strongest per second on a CPU first), then the
 /// others, newest first (by name when of one age).
 pub fn in_order(dir: &Path) -> Vec<PathBuf> {
@@ -143,11 +143,10 @@ pub fn in_order(dir: &Path) -> Vec<PathBuf> {
             if !locate::is_network_file(name) || !path.is_file() {
                 return None;
             }
-            let rank = match KNOWN.iter().position(|net| net.file == name) {
-                Some(at) if KNOWN[at].unreadable.is_some() => return None,
-                Some(at) => at,
-                None => KNOWN.len(),
-            };
+            let rank = KNOWN
+                .iter()
+                .position(|net| net.file == name)
+                .unwrap_or(KNOWN.len());
             let modified = entry
                 .metadata()
                 .and_then(|m| m.modified())
@@ -186,14 +185,18 @@ mod tests {
         write(second, 400);
         write("new-own.txt.gz", 10);
         write(first, 300);
-        write("b10c384h6nbttflrs.bin.gz", 1); // known, and not readable by this build
+        let last = KNOWN[KNOWN.len() - 1].file;
+        write(last, 1);
         write("notes.txt", 0);
         write("half.bin.gz.part", 0);
         let names: Vec<String> = in_order(&dir)
             .iter()
             .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, [first, second, "new-own.txt.gz", "old-own.bin.gz"]);
+        assert_eq!(
+            names,
+            [first, second, last, "new-own.txt.gz", "old-own.bin.gz"]
+        );
         assert_eq!(first_in(&dir), Some(dir.join(first)));
         assert!(in_order(&dir.join("missing")).is_empty());
         // The visits: a known net's own, else the smallest's scaled by the file's size.

@@ -1,5 +1,5 @@
 //! The input features of a position as KataGo computes them (`NNInputs::fillRowV7`, model
-//! versions 8 to 15), from a tengen [`Game`] replayed as KataGo's GTP engine replays the same
+//! versions 8 to 17), from a tengen [`Game`] replayed as KataGo's GTP engine replays the same
 //! `play` commands.
 //!
 //! Spatial planes: 0 on board, 1-2 own / opponent stones, 3-5 strings of 1, 2, 3 liberties,

@@ -22,9 +22,9 @@ pub use model::NetError;
 
 use crate::rules::board::Color;
 
-/// Spatial input features of model versions 8 to 15 (KataGo's inputs version 7).
+/// Spatial input features of model versions 8 to 17 (KataGo's inputs version 7).
 pub const SPATIAL_FEATURES: usize = 22;
-/// Global input features of model versions 8 to 15.
+/// Global input features of model versions 8 to 17.
 pub const GLOBAL_FEATURES: usize = 19;
 
 /// The inputs of one evaluation, unsymmetrised, for the player to move.

@@ -1,5 +1,5 @@
-//! KataGo's model files: the `.bin.gz` and `.txt.gz` formats of model versions 8 to 15, read as
-//! KataGo's `desc.cpp` reads them, with every batch-norm layer folded at load time into the
+//! KataGo's model files: the `.bin.gz` and `.txt.gz` formats of model versions 8 to 17
+//! (convolutional and transformer nets), read as KataGo's `desc.cpp` reads them, with every batch-norm layer folded at load time into the
 //! convolution or matrix product before it (or kept as a per-channel scale and bias where it
 //! normalises the residual stream). The result, [`Model`], is immutable and shared by all threads.
 
@@ -8,17 +8,19 @@ mod reader;
 pub mod synthetic;
 #[cfg(test)]
 mod tests;
+mod transformer;
 
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
 use reader::Reader;
+pub use transformer::{Attention, FeedForward, RmsNorm, Rope, TipRmsNorm};
 
 /// The oldest model version read.
 pub const MIN_VERSION: i32 = 8;
 /// The newest model version read.
-pub const MAX_VERSION: i32 = 15;
+pub const MAX_VERSION: i32 = 17;
 
 /// A model file that could not be loaded: which file, and what is wrong with it.
 #[derive(Debug)]
@@ -38,7 +40,7 @@ pub enum Problem {
     Gzip(String),
     /// The name does not end in `.bin.gz`, `.txt.gz`, `.gz`, `.bin` or `.txt`.
     Extension,
-    /// A model version outside 8..=15.
+    /// A model version outside 8..=17.
     Version(i64),
     /// The file ends inside a layer.
     Truncated { layer: String, what: String },
@@ -48,8 +50,8 @@ pub enum Problem {
     Mismatch { layer: String, what: String },
     /// A NaN or infinite weight.
     NonFinite { layer: String },
-    /// A block or layer kind this evaluator does not run (transformer blocks, RMSNorm trunks,
-    /// SGF-metadata encoders).
+    /// A block or layer kind this evaluator does not run (SGF-metadata encoders, feed-forward
+    /// blocks without SwiGLU, grouped RMSNorms).
     Unsupported { kind: String },
 }
 
@@ -172,6 +174,19 @@ pub enum Block {
         post: NormAct,
         post_conv: Conv,
     },
+    /// Attention over the board's points (transformer nets).
+    Attention(Attention),
+    /// A point-wise feed-forward block (transformer nets).
+    FeedForward(FeedForward),
+}
+
+/// The trunk's final normalisation, before the heads.
+#[derive(Clone, Debug)]
+pub enum Tip {
+    /// A batch norm and activation.
+    Norm(NormAct),
+    /// An RMSNorm and activation (transformer nets).
+    RmsNorm(TipRmsNorm),
 }
 
 /// The trunk: the inputs into the residual stream, the blocks, the final norm.
@@ -181,7 +196,7 @@ pub struct Trunk {
     pub initial_conv: Conv,
     pub initial_matmul: MatMul,
     pub blocks: Vec<Block>,
-    pub tip: NormAct,
+    pub tip: Tip,
 }
 
 /// The policy head.
@@ -194,7 +209,8 @@ pub struct PolicyHead {
     pub gpool_to_bias: MatMul,
     pub p1_bias: Vec<f32>,
     pub p1_act: Activation,
-    /// p1 to the policy channels (1, or 2 with the optimistic policy).
+    /// p1 to the policy channels (1, or 2 with the optimistic policy; the Q-value channels of
+    /// versions 16 and 17 are dropped at load time, as KataGo reads none of them).
     pub p2: Conv,
     /// Pooled g1 to the pass logits (to p1's channels from version 15).
     pub pass_mul: MatMul,
@@ -436,6 +452,7 @@ impl Model {
                         blocks(inner, f);
                         f(post_conv);
                     }
+                    Block::Attention(_) | Block::FeedForward(_) => {}
                 }
             }
         }
@@ -660,11 +677,8 @@ fn parse_blocks(
             "ordinary_block" => parse_ordinary(r, version, channels)?,
             "gpool_block" => parse_gpool(r, version, channels)?,
             "nested_bottleneck_block" => parse_nested(r, version, channels, depth)?,
-            "transformer_attention_block" | "transformer_ffn_block" => {
-                return Err(Problem::Unsupported {
-                    kind: format!("a transformer block ({kind}, in {parent})"),
-                });
-            }
+            "transformer_attention_block" => transformer::parse_attention(r, channels)?,
+            "transformer_ffn_block" => transformer::parse_feed_forward(r, channels)?,
             _ => {
                 return Err(Problem::Field {
                     layer: parent.to_string(),
@@ -789,13 +803,18 @@ fn parse_trunk(r: &mut Reader, version: i32) -> Result<Trunk, Problem> {
     ] {
         r.int(&name, what)?;
     }
+    let mut rms_tip = false;
     if version >= 15 {
-        let norm_kind = r.int(&name, "the trunk norm kind")?;
-        if norm_kind != 0 {
-            return Err(Problem::Unsupported {
-                kind: format!("an RMSNorm trunk (trunk norm kind {norm_kind})"),
-            });
-        }
+        rms_tip = match r.int(&name, "the trunk norm kind")? {
+            0 => false,
+            1 => true,
+            kind => {
+                return Err(Problem::Field {
+                    layer: name,
+                    what: format!("unknown trunk norm kind {kind}"),
+                });
+            }
+        };
         r.zeros(&name, 5)?;
     }
     let (conv_name, initial_conv) = parse_conv(r)?;
@@ -825,21 +844,49 @@ fn parse_trunk(r: &mut Reader, version: i32) -> Result<Trunk, Problem> {
         super::GLOBAL_FEATURES,
     )?;
     let blocks = parse_blocks(r, version, &name, num_blocks, channels, 0)?;
-    let tip = parse_norm(r)?;
-    let tip_act = parse_activation(r, version)?;
-    expect_eq(&name, "tip norm channels", tip.scale.len(), channels)?;
+    let tip = if rms_tip {
+        let (gamma, beta, epsilon, spatial) = transformer::parse_tip(r, channels)?;
+        Tip::RmsNorm(TipRmsNorm {
+            gamma,
+            beta,
+            epsilon,
+            spatial,
+            act: parse_activation(r, version)?,
+        })
+    } else {
+        let norm = parse_norm(r)?;
+        expect_eq(&name, "tip norm channels", norm.scale.len(), channels)?;
+        Tip::Norm(norm_act(norm, parse_activation(r, version)?))
+    };
     Ok(Trunk {
         channels,
         initial_conv,
         initial_matmul,
         blocks,
-        tip: norm_act(tip, tip_act),
+        tip,
     })
 }
 
 fn parse_policy(r: &mut Reader, version: i32, trunk: usize) -> Result<PolicyHead, Problem> {
     let name = r.token("the policy head", "its name")?.to_string();
-    let policy_channels = if version >= 12 { 2 } else { 1 };
+    // Version 16 adds two Q-value channels; 17 says whether it has them.
+    let policy_channels = match version {
+        17.. => match r.int(&name, "policyOutChannels")? {
+            c @ (2 | 4) => c as usize,
+            c => {
+                return Err(Problem::Field {
+                    layer: name,
+                    what: format!("policyOutChannels is {c}, not 2 or 4"),
+                });
+            }
+        },
+        16 => 4,
+        12.. => 2,
+        _ => 1,
+    };
+    if version >= 17 {
+        r.zeros(&name, 3)?;
+    }
     let (_, mut p1) = parse_conv(r)?;
     let (g1_name, g1) = parse_conv(r)?;
     let g1_norm = parse_norm(r)?;
@@ -847,9 +894,9 @@ fn parse_policy(r: &mut Reader, version: i32, trunk: usize) -> Result<PolicyHead
     let (_, mut gpool_to_bias) = parse_matmul(r)?;
     let p1_norm = parse_norm(r)?;
     let p1_act = parse_activation(r, version)?;
-    let (_, p2) = parse_conv(r)?;
+    let (_, mut p2) = parse_conv(r)?;
     let (_, pass_mul) = parse_matmul(r)?;
-    let pass_extra = if version >= 15 {
+    let mut pass_extra = if version >= 15 {
         let (_, bias) = parse_bias(r)?;
         let act = parse_activation(r, version)?;
         let (_, mul2) = parse_matmul(r)?;
@@ -912,6 +959,13 @@ fn parse_policy(r: &mut Reader, version: i32, trunk: usize) -> Result<PolicyHead
     }
     scale_conv(&mut p1, &p1_norm.scale);
     scale_matmul(&mut gpool_to_bias, &p1_norm.scale);
+    // The policy and its optimistic twin are all KataGo reads of the head.
+    if policy_channels > 2 {
+        keep_outputs(&mut p2.weights, &mut p2.out_channels, 2);
+        if let Some((_, _, mul2)) = &mut pass_extra {
+            keep_outputs(&mut mul2.weights, &mut mul2.out_channels, 2);
+        }
+    }
     Ok(PolicyHead {
         p1,
         g1: fold(&g1_name, g1, g1_norm, g1_act)?,
@@ -924,8 +978,21 @@ fn parse_policy(r: &mut Reader, version: i32, trunk: usize) -> Result<PolicyHead
     })
 }
 
+/// Keeps the first `keep` output channels of weights `[..][out]`.
+fn keep_outputs(weights: &mut Vec<f32>, out: &mut usize, keep: usize) {
+    *weights = weights
+        .chunks_exact(*out)
+        .flat_map(|row| &row[..keep])
+        .copied()
+        .collect();
+    *out = keep;
+}
+
 fn parse_value(r: &mut Reader, version: i32, trunk: usize) -> Result<ValueHead, Problem> {
     let name = r.token("the value head", "its name")?.to_string();
+    if version >= 17 {
+        r.zeros(&name, 3)?;
+    }
     let (v1_name, v1) = parse_conv(r)?;
     let v1_norm = parse_norm(r)?;
     let v1_act = parse_activation(r, version)?;

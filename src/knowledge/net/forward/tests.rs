@@ -454,14 +454,37 @@ fn synthetic_nets_match_katago() {
     }
 }
 
+/// The synthetic transformer net of each version 15-17 against KataGo's answers for it, on
+/// the same 21 positions: tests/data/nets/synthetic/answers-transformer-vN.kata-raw-nn.txt.gz.
+#[test]
+#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
+fn synthetic_transformer_nets_match_katago() {
+    for version in 15..=17 {
+        let model = synthetic::transformer_net(version, true, synthetic::transformer_seed(version));
+        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+        let records = [data(&format!(
+            "synthetic/answers-transformer-v{version}.kata-raw-nn.txt.gz"
+        ))];
+        let (positions, one_by_one, batched) = against_katago(&net, &records);
+        assert_eq!(positions, 21);
+        eprintln!("transformer version {version}, largest differences: {one_by_one:?}");
+        within_tolerance(&one_by_one);
+        within_tolerance(&batched);
+    }
+}
+
 /// A synthetic net of every version on the empty 9x9 board under each symmetry: the
 /// policy a distribution over the legal points and pass (NaN on illegal ones), the value one
 /// too, the ownership in [-1, 1], the outputs absent before version 9 at -1; and since the
 /// empty board is symmetric, each symmetry's answer is the one of symmetry 0 moved by it.
 #[test]
 fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
-    for version in 8..=15 {
-        let model = synthetic::net(version, true, synthetic::seed(version));
+    let convolutional = (8..=15).map(|v| (v, synthetic::net(v, true, synthetic::seed(v))));
+    let transformer = (15..=17).map(|v| {
+        let net = synthetic::transformer_net(v, true, synthetic::transformer_seed(v));
+        (v, net)
+    });
+    for (version, model) in convolutional.chain(transformer) {
         let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
         let mut f = empty_board(9, 6.5);
         f.legal[40] = false;

@@ -1,9 +1,15 @@
-//! Small random-weight nets written in KataGo's model format, one per model version 8 to 15,
-//! for tests (here, and the fuzz targets' seeds: no net is kept in the repository) and for
-//! KataGo to load and answer (`write_synthetic_nets` below writes them
-//! to a directory, for recording KataGo's outputs). Each holds an ordinary, a global-pooling
-//! and a nested-bottleneck block (itself holding an ordinary and a global-pooling block), every
-//! activation KataGo knows from version 11, batch norms with and without scale and bias.
+//! Small random-weight nets written in KataGo's model format, for tests (here, and the fuzz
+//! targets' seeds: no net is kept in the repository) and for KataGo to load and answer
+//! (`write_synthetic_nets` below writes them to a directory, for recording KataGo's outputs).
+//!
+//! - A convolutional net per model version 8 to 15: an ordinary, a global-pooling and a
+//!   nested-bottleneck block (itself holding an ordinary and a global-pooling block), every
+//!   activation KataGo knows from version 11, batch norms with and without scale and bias.
+//! - A transformer net per model version 15 to 17: attention blocks with learned, fixed and no
+//!   RoPE, with as many key/value heads as query heads and with fewer, SwiGLU feed-forward
+//!   blocks, in the trunk and inside a nested bottleneck beside convolutional blocks; an
+//!   RMSNorm at the trunk's tip, over the whole board (15, 17) or each point (16); the Q-value
+//!   policy channels of 16 and 17.
 
 use std::io::Write;
 
@@ -231,6 +237,64 @@ impl Writer {
         self.conv(&format!("{name}/w2"), 3, regular, c, 0.5);
     }
 
+    /// An RMSNorm of a transformer block: weights near 1.
+    fn rms_norm(&mut self, name: &str, channels: usize) {
+        self.words(&[name]);
+        self.numbers(&[channels]);
+        self.words(&["1e-06"]);
+        let w: Vec<f32> = (0..channels).map(|_| self.rng.uniform(0.6, 1.4)).collect();
+        self.floats(&w);
+    }
+
+    /// An attention block of `heads` query heads over `kv_heads` key/value heads; `rope` 0 for
+    /// none, 1 learned, 2 fixed.
+    #[allow(clippy::too_many_arguments)]
+    fn attention(
+        &mut self,
+        name: &str,
+        c: usize,
+        heads: usize,
+        kv_heads: usize,
+        q_dim: usize,
+        v_dim: usize,
+        rope: usize,
+    ) {
+        self.words(&["transformer_attention_block", name]);
+        self.numbers(&[
+            heads,
+            kv_heads,
+            q_dim,
+            v_dim,
+            (rope > 0) as usize,
+            (rope == 1) as usize,
+        ]);
+        self.rms_norm(&format!("{name}.norm1"), c);
+        self.matmul(&format!("{name}.q_proj"), c, heads * q_dim, 1.0);
+        self.matmul(&format!("{name}.k_proj"), c, kv_heads * q_dim, 1.0);
+        self.matmul(&format!("{name}.v_proj"), c, kv_heads * v_dim, 1.0);
+        self.matmul(&format!("{name}.out_proj"), heads * v_dim, c, 0.5);
+        match rope {
+            1 => {
+                self.words(&[&format!("{name}.rope_freqs")]);
+                self.numbers(&[kv_heads, q_dim / 2, 2]);
+                let freqs = self.random(kv_heads * q_dim, 1.5);
+                self.floats(&freqs);
+            }
+            2 => self.words(&[&format!("{name}.rope_theta"), "100"]),
+            _ => {}
+        }
+    }
+
+    /// A SwiGLU feed-forward block.
+    fn feed_forward(&mut self, name: &str, c: usize, hidden: usize) {
+        self.words(&["transformer_ffn_block", name]);
+        self.numbers(&[c, hidden, 1]);
+        self.rms_norm(&format!("{name}.norm"), c);
+        self.matmul(&format!("{name}.ffn_linear1"), c, hidden, 1.0);
+        self.matmul(&format!("{name}.ffn_linear_gate"), c, hidden, 1.0);
+        self.matmul(&format!("{name}.ffn_linear2"), hidden, c, 0.5);
+    }
+
     fn nested(&mut self, name: &str, c: usize, d: &Dims) {
         let inner = d.inner;
         self.words(&["nested_bottleneck_block", name]);
@@ -256,12 +320,12 @@ pub fn net(version: i32, binary: bool, seed: u64) -> Vec<u8> {
     net_sized(version, binary, seed, &Dims::STANDARD)
 }
 
-/// A whole synthetic net of `version`, uncompressed.
-pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
-    let trunk = d.trunk;
-    let mut w = Writer::new(version, binary, seed);
-    let name = format!("synthetic-v{version}");
-    w.words(&[&name, &version.to_string(), "22", "19"]);
+/// The model header up to the trunk's first layer: the name, version, input counts, and the
+/// fields of versions 13 and 15; then the trunk's header, `blocks` blocks, with an RMSNorm tip
+/// when `rms_tip`.
+fn header(w: &mut Writer, name: &str, blocks: usize, d: &Dims, rms_tip: bool) {
+    let version = w.version;
+    w.words(&[name, &version.to_string(), "22", "19"]);
     if version >= 13 {
         // Post-processing multipliers near KataGo's defaults, but not them, so that reading
         // them is checked.
@@ -271,22 +335,84 @@ pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
         w.numbers(&[0, 0, 0, 0, 0, 0, 0, 0]);
     }
     w.words(&["trunk"]);
-    w.numbers(&[3, trunk, trunk, d.regular, d.regular, d.pooled]);
+    w.numbers(&[blocks, d.trunk, d.trunk, d.regular, d.regular, d.pooled]);
     if version >= 15 {
-        w.numbers(&[0, 0, 0, 0, 0, 0]);
+        w.numbers(&[rms_tip as usize, 0, 0, 0, 0, 0]);
     }
     let first = if version % 2 == 0 { 5 } else { 3 };
-    w.conv("conv1", first, d.spatial, trunk, 2.0);
-    w.matmul("ginputw", 19, trunk, 1.0);
+    w.conv("conv1", first, d.spatial, d.trunk, 2.0);
+    w.matmul("ginputw", 19, d.trunk, 1.0);
+}
+
+/// A whole synthetic net of `version`, uncompressed.
+pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
+    let trunk = d.trunk;
+    let mut w = Writer::new(version, binary, seed);
+    header(&mut w, &format!("synthetic-v{version}"), 3, d, false);
     w.ordinary("rconv1", trunk, trunk);
     w.gpool("rconv2", trunk, d.regular, d.pooled);
     w.nested("rconv3", trunk, d);
     w.norm("trunk/norm", trunk);
     w.activation("trunk/actv");
+    heads(&mut w, d);
+    w.out
+}
 
+/// A synthetic transformer net of `version` (15 to 17), uncompressed, of the standard size.
+pub fn transformer_net(version: i32, binary: bool, seed: u64) -> Vec<u8> {
+    let d = &Dims::STANDARD;
+    let (c, inner) = (d.trunk, d.inner);
+    let mut w = Writer::new(version, binary, seed);
+    header(
+        &mut w,
+        &format!("synthetic-transformer-v{version}"),
+        4,
+        d,
+        true,
+    );
+    w.attention("blocks.0", c, 4, 2, 6, 4, 1);
+    w.feed_forward("blocks.1", c, 32);
+    w.words(&["nested_bottleneck_block", "blocks.2"]);
+    w.numbers(&[4]);
+    w.norm("blocks.2.normactconvp.norm", c);
+    w.activation("blocks.2.normactconvp.act");
+    w.conv("blocks.2.normactconvp.conv", 1, c, inner, 1.0);
+    w.attention("blocks.2.blockstack.0", inner, 2, 2, 8, 6, 2);
+    w.ordinary("blocks.2.blockstack.1", inner, inner);
+    w.attention("blocks.2.blockstack.2", inner, 3, 1, 4, 4, 0);
+    w.feed_forward("blocks.2.blockstack.3", inner, 20);
+    w.norm("blocks.2.normactconvq.norm", inner);
+    w.activation("blocks.2.normactconvq.act");
+    w.conv("blocks.2.normactconvq.conv", 1, inner, c, 0.5);
+    w.gpool("blocks.3", c, d.regular, d.pooled);
+    w.words(&["norm_trunkfinal"]);
+    w.numbers(&[c]);
+    w.words(&["1e-06"]);
+    w.numbers(&[(version != 16) as usize, 0]);
+    let gamma: Vec<f32> = (0..c).map(|_| w.rng.uniform(0.6, 1.4)).collect();
+    w.floats(&gamma);
+    let beta = w.random(c, 0.3);
+    w.floats(&beta);
+    w.activation("act_trunkfinal");
+    heads(&mut w, d);
+    w.out
+}
+
+/// The policy and value heads.
+fn heads(w: &mut Writer, d: &Dims) {
+    let (version, trunk) = (w.version, d.trunk);
     let (p1, g1) = (d.p1, d.g1);
-    let policy_channels = if version >= 12 { 2 } else { 1 };
+    // Version 16 adds two Q-value channels; 17 says how many it has (2 here).
+    let policy_channels = match version {
+        17.. => 2,
+        16 => 4,
+        12.. => 2,
+        _ => 1,
+    };
     w.words(&["policyhead"]);
+    if version >= 17 {
+        w.numbers(&[policy_channels, 0, 0, 0]);
+    }
     w.conv("p1/intermediate_conv/w", 1, trunk, p1, 1.0);
     w.conv_norm_act("g1", trunk, g1);
     w.matmul("matmulg2w", 3 * g1, p1, 1.0);
@@ -305,6 +431,9 @@ pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
     let (v1, v2) = (d.v1, d.v2);
     let score_channels = if version >= 9 { 6 } else { 4 };
     w.words(&["valuehead"]);
+    if version >= 17 {
+        w.numbers(&[0, 0, 0]);
+    }
     w.conv_norm_act("v1", trunk, v1);
     w.matmul("v2/w", 3 * v1, v2, 1.0);
     w.bias("v2/b", v2);
@@ -314,7 +443,6 @@ pub fn net_sized(version: i32, binary: bool, seed: u64, d: &Dims) -> Vec<u8> {
     w.matmul("sv3/w", v2, score_channels, 0.02);
     w.bias("sv3/b", score_channels);
     w.conv("vownership/w", 1, v1, 1, 1.0);
-    w.out
 }
 
 /// `data` gzipped.
@@ -329,8 +457,14 @@ pub fn seed(version: i32) -> u64 {
     0x7E46_E400 + version as u64
 }
 
+/// The seed of version `version`'s synthetic transformer net.
+pub fn transformer_seed(version: i32) -> u64 {
+    0x7E46_E500 + version as u64
+}
+
 /// Writes `synthetic-v8.bin.gz` .. `synthetic-v15.bin.gz` (and `synthetic-v15.txt.gz`, the
-/// text format) into `$TENGEN_SYNTHETIC_NETS_DIR`, for KataGo to load:
+/// text format) and `synthetic-transformer-v15.bin.gz` .. `-v17.bin.gz` into
+/// `$TENGEN_SYNTHETIC_NETS_DIR`, for KataGo to load:
 /// `TENGEN_SYNTHETIC_NETS_DIR=dir cargo test --lib write_synthetic_nets -- --ignored`.
 #[cfg(test)]
 #[test]
@@ -345,4 +479,9 @@ fn write_synthetic_nets() {
     }
     let text = gzip(&net(15, false, seed(15)));
     std::fs::write(dir.join("synthetic-v15.txt.gz"), text).expect("write");
+    for version in 15..=17 {
+        let file = dir.join(format!("synthetic-transformer-v{version}.bin.gz"));
+        let net = transformer_net(version, true, transformer_seed(version));
+        std::fs::write(&file, gzip(&net)).expect("write");
+    }
 }

@@ -30,6 +30,8 @@ fn kinds(blocks: &[Block]) -> Vec<&'static str> {
             Block::Ordinary { .. } => "ordinary",
             Block::GlobalPooling { .. } => "gpool",
             Block::NestedBottleneck { .. } => "nested",
+            Block::Attention(_) => "attention",
+            Block::FeedForward(_) => "feed-forward",
         })
         .collect()
 }
@@ -57,13 +59,81 @@ fn synthetic_nets_of_every_version_load() {
         let expected_lead = if version >= 13 { 18.5 } else { 20.0 };
         assert_eq!(m.post_process.lead_multiplier, expected_lead);
         // Activations are read from version 11; before, all are ReLU.
-        let acts = [m.trunk.tip.act, m.policy.p1_act, m.value.v2_act];
+        let Tip::Norm(tip) = &m.trunk.tip else {
+            panic!("version {version}: a batch-norm tip")
+        };
+        let acts = [tip.act, m.policy.p1_act, m.value.v2_act];
         if version < 11 {
             assert!(acts.iter().all(|&a| a == Activation::Relu));
         } else {
             assert!(acts.iter().any(|&a| a != Activation::Relu));
         }
     }
+}
+
+fn transformer_text(version: i32) -> String {
+    let net = synthetic::transformer_net(version, false, synthetic::transformer_seed(version));
+    String::from_utf8(net).expect("text")
+}
+
+#[test]
+fn synthetic_transformer_nets_of_versions_15_to_17_load() {
+    for version in 15..=17 {
+        let bytes = synthetic::transformer_net(version, true, synthetic::transformer_seed(version));
+        let m = Model::parse(&bytes, true).unwrap_or_else(|e| panic!("version {version}: {e}"));
+        assert_eq!(m.version, version);
+        assert_eq!(
+            kinds(&m.trunk.blocks),
+            ["attention", "feed-forward", "nested", "gpool"]
+        );
+        let Block::NestedBottleneck { blocks, .. } = &m.trunk.blocks[2] else {
+            unreachable!()
+        };
+        assert_eq!(
+            kinds(blocks),
+            ["attention", "ordinary", "attention", "feed-forward"]
+        );
+        let rope = |b: &Block| match b {
+            Block::Attention(a) => match &a.rope {
+                None => "none",
+                Some(Rope::Learned(f)) => {
+                    assert_eq!(f.len(), a.kv_heads * a.q_dim);
+                    "learned"
+                }
+                Some(Rope::Fixed { theta }) => {
+                    assert_eq!(*theta, 100.0);
+                    "fixed"
+                }
+            },
+            _ => unreachable!(),
+        };
+        assert_eq!(
+            [rope(&m.trunk.blocks[0]), rope(&blocks[0]), rope(&blocks[2])],
+            ["learned", "fixed", "none"]
+        );
+        let Block::Attention(a) = &m.trunk.blocks[0] else {
+            unreachable!()
+        };
+        assert_eq!((a.heads, a.kv_heads, a.q_dim, a.v_dim), (4, 2, 6, 4));
+        let Tip::RmsNorm(tip) = &m.trunk.tip else {
+            panic!("version {version}: an RMSNorm tip")
+        };
+        assert_eq!(tip.spatial, version != 16);
+        // Version 16's two Q-value channels are dropped: the policy and the optimistic one.
+        assert_eq!(m.policy_channels(), 2);
+        let (_, _, pass2) = m.policy.pass_extra.as_ref().expect("pass layers");
+        assert_eq!(pass2.out_channels, 2);
+        assert_eq!(pass2.weights.len(), m.policy.p1.out_channels * 2);
+    }
+}
+
+/// Dropping the Q-value channels keeps the first two columns of every row.
+#[test]
+fn keeping_outputs_keeps_the_first_columns() {
+    let mut weights = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+    let mut out = 4;
+    keep_outputs(&mut weights, &mut out, 2);
+    assert_eq!((weights, out), (vec![1.0, 2.0, 5.0, 6.0], 2));
 }
 
 #[test]
@@ -75,7 +145,10 @@ fn text_and_binary_files_read_the_same_weights() {
         text.trunk.initial_conv.weights
     );
     assert_eq!(binary.value.ownership.weights, text.value.ownership.weights);
-    assert_eq!(binary.trunk.tip.scale, text.trunk.tip.scale);
+    let (Tip::Norm(b), Tip::Norm(t)) = (&binary.trunk.tip, &text.trunk.tip) else {
+        panic!("batch-norm tips")
+    };
+    assert_eq!(b.scale, t.scale);
     // A binary file read as text, and text as binary, are errors.
     assert!(Model::parse(&synthetic::net(15, true, 3), false).is_err());
     assert!(Model::parse(&synthetic::net(15, false, 3), true).is_err());
@@ -231,22 +304,38 @@ fn garbage_and_damaged_files_are_errors_never_panics() {
 }
 
 #[test]
-fn transformers_metadata_encoders_and_other_versions_are_refused_by_name() {
-    for kind in ["transformer_attention_block", "transformer_ffn_block"] {
-        let text = tiny_text(15).replacen("ordinary_block", kind, 1);
-        let err = parse_text(&text).unwrap_err();
-        assert!(matches!(err, Problem::Unsupported { .. }), "{err}");
-        assert!(err.to_string().contains(kind), "{err}");
-    }
-    let text = tiny_text(15).replacen(
-        "trunk\n3\n2\n2\n2\n2\n1\n0\n",
-        "trunk\n3\n2\n2\n2\n2\n1\n1\n",
+fn what_katago_refuses_or_no_backend_runs_is_refused_by_name() {
+    // A feed-forward block without SwiGLU, which no KataGo backend evaluates.
+    let text = transformer_text(15).replacen("blocks.1\n24\n32\n1\n", "blocks.1\n24\n32\n0\n", 1);
+    let err = parse_text(&text).unwrap_err();
+    assert!(matches!(err, Problem::Unsupported { .. }), "{err}");
+    assert!(
+        err.to_string().contains("without SwiGLU (blocks.1)"),
+        "{err}"
+    );
+    // A grouped RMSNorm at the tip.
+    let text = transformer_text(15).replacen(
+        "norm_trunkfinal\n24\n1e-06\n1\n0\n",
+        "norm_trunkfinal\n24\n1e-06\n1\n8\n",
         1,
     );
-    assert!(text_error(&text).contains("RMSNorm"));
+    assert!(text_error(&text).contains("grouped RMSNorm"));
+    // Heads that do not share key/value heads evenly, and an odd RoPE head.
+    let text = transformer_text(15).replacen("blocks.0\n4\n2\n6\n", "blocks.0\n4\n3\n6\n", 1);
+    assert!(text_error(&text).contains("not a multiple of numKVHeads"));
+    let text = transformer_text(15).replacen("blocks.0\n4\n2\n6\n", "blocks.0\n4\n2\n5\n", 1);
+    assert!(text_error(&text).contains("odd, with RoPE"));
+    let text = tiny_text(15).replacen(
+        "trunk\n3\n2\n2\n2\n2\n1\n0\n",
+        "trunk\n3\n2\n2\n2\n2\n1\n2\n",
+        1,
+    );
+    assert!(text_error(&text).contains("unknown trunk norm kind 2"));
     let text = tiny_text(15).replacen("28\n0\n", "28\n1\n", 1);
     assert!(text_error(&text).contains("SGF-metadata encoder"));
-    for version in ["7", "16", "17", "-1"] {
+    let text = transformer_text(17).replacen("policyhead\n2\n", "policyhead\n3\n", 1);
+    assert!(text_error(&text).contains("policyOutChannels is 3"));
+    for version in ["7", "18", "-1"] {
         let text = tiny_text(15).replacen("\n15\n", &format!("\n{version}\n"), 1);
         let err = parse_text(&text).unwrap_err();
         assert!(
@@ -303,12 +392,12 @@ fn loading_files_reports_the_file_and_the_problem_in_one_line() {
     let named = dir.join("net.onnx");
     std::fs::write(&named, b"x").expect("write");
     check(&named, ".bin.gz");
-    let transformer = dir.join("b10c384h6nbttflrs.txt.gz");
-    let text = tiny_text(15).replacen("ordinary_block", "transformer_attention_block", 1);
-    std::fs::write(&transformer, synthetic::gzip(text.as_bytes())).expect("write");
+    let unsupported = dir.join("no-swiglu.txt.gz");
+    let text = transformer_text(16).replacen("blocks.1\n24\n32\n1\n", "blocks.1\n24\n32\n0\n", 1);
+    std::fs::write(&unsupported, synthetic::gzip(text.as_bytes())).expect("write");
     check(
-        &transformer,
-        "transformer block (transformer_attention_block",
+        &unsupported,
+        "a feed-forward block without SwiGLU (blocks.1) is not supported",
     );
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
