@@ -4,6 +4,7 @@
 //! (`nneval.cpp`) into a [`NetOutput`] from White's view.
 
 pub mod conv;
+mod lanes;
 mod matmul;
 mod ops;
 mod output;

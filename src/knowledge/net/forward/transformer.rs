@@ -2,10 +2,11 @@
 //! (`TransformerAttentionBlock`, `TransformerFFNBlock`, `RMSNormLayer`), on NHWC buffers. The
 //! board is evaluated at its own size, so every point is on it and no mask is needed.
 
+use super::lanes::{silu_times, softmax, sum_of_squares};
 use super::matmul::{Layout, matmul, matmul_laid_out};
 use super::ops::activate;
 use super::sized;
-use crate::knowledge::net::model::{Activation, Attention, FeedForward, RmsNorm, TipRmsNorm};
+use crate::knowledge::net::model::{Attention, FeedForward, RmsNorm, TipRmsNorm};
 
 /// Working memory of the transformer blocks, grown to the largest batch seen and reused.
 #[derive(Default)]
@@ -30,8 +31,7 @@ pub struct Buffers {
 fn rms_norm(src: &[f32], norm: &RmsNorm, dst: &mut [f32]) {
     let c = norm.weight.len();
     for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
-        let sum_sq: f32 = s.iter().map(|v| v * v).sum();
-        let inv = 1.0 / (sum_sq / c as f32 + norm.epsilon).sqrt();
+        let inv = 1.0 / (sum_of_squares(s) / c as f32 + norm.epsilon).sqrt();
         for ((d, s), w) in d.iter_mut().zip(s).zip(&norm.weight) {
             *d = s * inv * w;
         }
@@ -52,16 +52,18 @@ pub fn tip_rms_norm(src: &[f32], tip: &TipRmsNorm, area: usize, dst: &mut [f32])
             .chunks_exact(area * c)
             .zip(dst.chunks_exact_mut(area * c))
         {
-            let sum_sq: f32 = s.iter().map(|v| v * v).sum();
-            let inv = 1.0 / (sum_sq / (area * c) as f32 + tip.epsilon).sqrt();
+            let inv = 1.0 / (sum_of_squares(s) / (area * c) as f32 + tip.epsilon).sqrt();
             for (s, d) in s.chunks_exact(c).zip(d.chunks_exact_mut(c)) {
                 scale_row(s, d, inv);
             }
         }
     } else {
         for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
-            let sum_sq: f32 = s.iter().map(|v| v * v).sum();
-            scale_row(s, d, 1.0 / (sum_sq / c as f32 + tip.epsilon).sqrt());
+            scale_row(
+                s,
+                d,
+                1.0 / (sum_of_squares(s) / c as f32 + tip.epsilon).sqrt(),
+            );
         }
     }
 }
@@ -189,16 +191,7 @@ pub fn attention(stream: &mut [f32], a: &Attention, boards: usize, size: usize, 
                 Layout::rows(area, area, area),
                 scale,
             );
-            for row in scores.chunks_exact_mut(area) {
-                let max = row.iter().fold(-1e30f32, |m, &s| m.max(s));
-                let mut sum = 0.0;
-                for s in row.iter_mut() {
-                    *s = (*s - max).exp();
-                    sum += *s;
-                }
-                let inv = 1.0 / sum;
-                row.iter_mut().for_each(|s| *s *= inv);
-            }
+            scores.chunks_exact_mut(area).for_each(softmax);
             // The head's output = weights * V_kv, into its columns of every point's row.
             matmul_laid_out(
                 scores,
@@ -224,16 +217,14 @@ pub fn feed_forward(stream: &mut [f32], f: &FeedForward, points: usize, buf: &mu
     matmul(normed, &f.linear1.weights, h, points, c, hidden, false);
     let gate = sized(&mut buf.k, points * hidden);
     matmul(normed, &f.gate.weights, gate, points, c, hidden, false);
-    for (h, g) in h.iter_mut().zip(gate.iter()) {
-        *h = activate(Activation::Silu, *h) * g;
-    }
+    silu_times(h, gate);
     matmul(h, &f.linear2.weights, stream, points, hidden, c, true);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::knowledge::net::model::{MatMul, Rope};
+    use crate::knowledge::net::model::{Activation, MatMul, Rope};
 
     fn identity(n: usize) -> MatMul {
         let mut weights = vec![0.0; n * n];
