@@ -120,9 +120,8 @@ pub const KNOWN: &[KnownNet] = &[
             transformer: true,
         },
         model_version: 15,
-        purpose: "KataGo's small transformer",
-        // Not measured (this build cannot read it yet): b18c384nbt's count.
-        visits: 2,
+        purpose: "KataGo's small transformer, the net KaTrain installs; not yet matched against the others",
+        visits: 8,
     },
 ];
 
@@ -326,10 +325,11 @@ fn block_kinds(head: &[u8], stream: &mut dyn Read) -> std::io::Result<BlockKinds
 
 /// The trunk of a loaded model.
 pub fn architecture(model: &Model) -> Architecture {
+    let kinds = BlockKinds::of(&model.trunk.blocks);
     Architecture {
         blocks: model.trunk.blocks.len(),
         channels: model.trunk.channels,
-        transformer: false,
+        transformer: kinds.attention + kinds.feed_forward > 0,
     }
 }
 
@@ -489,6 +489,20 @@ mod tests {
             assert_eq!(architecture(model), header.architecture);
             let described = describe(model);
             assert_eq!(described[3], ("blocks", kinds.to_string()));
+            evaluates(&net).unwrap();
+            std::fs::remove_file(path).unwrap();
+        }
+        for version in 15..=17 {
+            let seed = synthetic::transformer_seed(version);
+            let bytes = synthetic::gzip(&synthetic::transformer_net(version, true, seed));
+            let path = temp_file(&format!("t{version}.part"), &bytes);
+            let header = read_header(&path, "net.bin.gz").unwrap();
+            assert_eq!(header.architecture.to_string(), "transformer 4x24");
+            let net = load_as(&path, "net.bin.gz").unwrap();
+            assert_eq!(architecture(net.model()), header.architecture);
+            let kinds = "1 ordinary, 1 global pooling, 1 nested bottleneck, \
+                         3 transformer attention, 2 transformer feed-forward";
+            assert_eq!(describe(net.model())[3], ("blocks", kinds.to_string()));
             evaluates(&net).unwrap();
             std::fs::remove_file(path).unwrap();
         }
