@@ -36,6 +36,21 @@ pub fn exp(x: f32) -> f32 {
     e_r * f32::from_bits(n_bits.wrapping_add(127) << 23)
 }
 
+/// Mish, `x * tanh(softplus(x))`, as `x * n / (n + 2)` with `n = e^x (e^x + 2)` (the same
+/// function: tanh(ln(1 + e^x)) written out); above 20 it is `x`, as in KataGo's Eigen backend.
+#[inline(always)]
+pub fn mish(x: f32) -> f32 {
+    let e = exp(x.min(20.0));
+    let n = e * (e + 2.0);
+    x * n / (n + 2.0)
+}
+
+/// SiLU, `x / (1 + e^-x)`.
+#[inline(always)]
+pub fn silu(x: f32) -> f32 {
+    x / (1.0 + exp(-x))
+}
+
 /// The sum of `f(v)` over `values`, in eight lanes.
 #[inline(always)]
 fn sum_by(values: &[f32], f: impl Fn(f32) -> f32) -> f32 {
@@ -57,7 +72,7 @@ fn sum_of_squares_body(values: &[f32]) -> f32 {
 
 /// Whether the kernels may use AVX2 and FMA: the processor has them, and `TENGEN_SIMD` is not
 /// `baseline`.
-fn avx2() -> bool {
+pub(super) fn avx2() -> bool {
     static AVX2: OnceLock<bool> = OnceLock::new();
     *AVX2.get_or_init(|| {
         let asked = std::env::var("TENGEN_SIMD").map_or(true, |v| v != "baseline");
@@ -80,7 +95,7 @@ macro_rules! dispatched {
         $(#[$doc])*
         pub fn $name($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
-            if avx2() {
+            if $crate::knowledge::net::forward::lanes::avx2() {
                 // SAFETY: the processor has AVX2 and FMA (checked by `avx2`).
                 return unsafe { $avx2($($arg),*) };
             }
@@ -94,6 +109,7 @@ macro_rules! dispatched {
         }
     };
 }
+pub(super) use dispatched;
 
 dispatched!(
     /// Turns `row` into its softmax: `e^(v - max) / sum`.
@@ -136,7 +152,7 @@ fn softmax_body(row: &mut [f32]) {
 #[inline(always)]
 fn silu_times_body(a: &mut [f32], b: &[f32]) {
     for (a, &b) in a.iter_mut().zip(b) {
-        *a = *a / (1.0 + exp(-*a)) * b;
+        *a = silu(*a) * b;
     }
 }
 
@@ -173,6 +189,20 @@ mod tests {
         silu_times(&mut fast, &values);
         silu_times_body(&mut base, &values);
         assert_eq!(fast, base);
+    }
+
+    #[test]
+    fn mish_and_silu_are_their_definitions() {
+        for i in -3000..=3000 {
+            let x = i as f64 * 0.01;
+            let mish = x * (x.exp().ln_1p()).tanh();
+            let silu = x / (1.0 + (-x).exp());
+            let near = |got: f32, want: f64| (got as f64 - want).abs() <= 1e-6 * (1.0 + want.abs());
+            assert!(near(super::mish(x as f32), mish), "mish({x})");
+            assert!(near(super::silu(x as f32), silu), "silu({x})");
+        }
+        assert_eq!(super::mish(100.0), 100.0);
+        assert!(super::mish(-100.0).abs() < 1e-30);
     }
 
     #[test]

@@ -1,38 +1,82 @@
 //! The elementwise and pooling layers of the forward pass, on NHWC buffers (`[point][channel]`
 //! per board), computed as KataGo's Eigen backend computes them.
 
+use super::lanes::{self, dispatched};
 use crate::knowledge::net::model::{Activation, NormAct};
 
-/// The activation of one value. Mish is written as the Eigen backend writes it (softplus
-/// linear above 20).
-#[inline]
+/// The activation of one value. Mish is linear above 20, as the Eigen backend writes it; the
+/// exponentials are [`lanes::exp`]'s.
+#[inline(always)]
 pub fn activate(act: Activation, x: f32) -> f32 {
     match act {
         Activation::Identity => x,
-        Activation::Relu => x.max(0.0),
-        Activation::Mish => x * (x.min(20.0).exp().ln_1p() + (x.max(20.0) - 20.0)).tanh(),
-        Activation::Silu => x / ((-x).exp() + 1.0),
+        Activation::Relu => relu(x),
+        Activation::Mish => lanes::mish(x),
+        Activation::Silu => lanes::silu(x),
     }
 }
 
-/// `dst = act(src * scale + bias)` per channel.
-pub fn norm_act(src: &[f32], norm: &NormAct, dst: &mut [f32]) {
+#[inline(always)]
+fn relu(x: f32) -> f32 {
+    if x > 0.0 { x } else { 0.0 }
+}
+
+/// `$body` with `$f` bound to `act`'s function, so that each loop is compiled, and vectorized,
+/// for one activation.
+macro_rules! with_activation {
+    ($act:expr, |$f:ident| $body:expr) => {
+        match $act {
+            Activation::Identity => {
+                let $f = |x: f32| x;
+                $body
+            }
+            Activation::Relu => {
+                let $f = relu;
+                $body
+            }
+            Activation::Mish => {
+                let $f = lanes::mish;
+                $body
+            }
+            Activation::Silu => {
+                let $f = lanes::silu;
+                $body
+            }
+        }
+    };
+}
+
+dispatched!(
+    /// `dst = act(src * scale + bias)` per channel.
+    norm_act, norm_act_avx2, norm_act_body, (src: &[f32], norm: &NormAct, dst: &mut [f32])
+);
+dispatched!(
+    /// `buf = act(buf + bias)` per channel.
+    bias_act, bias_act_avx2, bias_act_body, (buf: &mut [f32], bias: &[f32], act: Activation)
+);
+
+#[inline(always)]
+fn norm_act_body(src: &[f32], norm: &NormAct, dst: &mut [f32]) {
     let c = norm.scale.len();
-    for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
-        for i in 0..c {
-            d[i] = activate(norm.act, s[i] * norm.scale[i] + norm.bias[i]);
+    with_activation!(norm.act, |f| {
+        for (s, d) in src.chunks_exact(c).zip(dst.chunks_exact_mut(c)) {
+            for (((d, s), scale), bias) in d.iter_mut().zip(s).zip(&norm.scale).zip(&norm.bias) {
+                *d = f(s * scale + bias);
+            }
         }
-    }
+    })
 }
 
-/// `buf = act(buf + bias)` per channel.
-pub fn bias_act(buf: &mut [f32], bias: &[f32], act: Activation) {
+#[inline(always)]
+fn bias_act_body(buf: &mut [f32], bias: &[f32], act: Activation) {
     let c = bias.len();
-    for row in buf.chunks_exact_mut(c) {
-        for (v, b) in row.iter_mut().zip(bias) {
-            *v = activate(act, *v + b);
+    with_activation!(act, |f| {
+        for row in buf.chunks_exact_mut(c) {
+            for (v, b) in row.iter_mut().zip(bias) {
+                *v = f(*v + b);
+            }
         }
-    }
+    })
 }
 
 /// `buf += per_board[board]` on every point of each board (`area` points of `c` channels).
