@@ -72,7 +72,7 @@ pub const KNOWN: &[KnownNet] = &[
         },
         model_version: 14,
         purpose: "the most strength per second on a CPU: it beat g170e-b15c192 at one second a move",
-        visits: 2,
+        visits: 8,
     },
     KnownNet {
         name: "g170e-b15c192",
@@ -88,7 +88,7 @@ pub const KNOWN: &[KnownNet] = &[
             transformer: false,
         },
         model_version: 8,
-        purpose: "ten times b18c384nbt's visits a second, weaker at equal time; it beat b6c96 at one second a move",
+        purpose: "three times b18c384nbt's visits a second, weaker at equal time; it beat b6c96 at one second a move",
         visits: 25,
     },
     KnownNet {
