@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Barrier, OnceLock};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -349,12 +350,19 @@ fn net_evaluations(
     let limit = time_limit(options);
     let target = options.playouts.unwrap_or(u64::MAX);
     let done = AtomicU64::new(0);
-    let start = Instant::now();
+    // Each thread's first evaluation sizes its buffers: neither counted nor timed. The clock
+    // starts when every thread has made it.
+    let ready = Barrier::new(threads);
+    let start = OnceLock::new();
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
-                // Each thread's first evaluation sizes its buffers: not counted.
                 net.evaluate_batch(&inputs, DEFAULT_OPTIMISM);
+                if ready.wait().is_leader() {
+                    start.get_or_init(Instant::now);
+                }
+                ready.wait();
+                let start = *start.get().expect("set by the barrier's leader");
                 while start.elapsed() < limit && done.load(Ordering::Relaxed) < target {
                     std::hint::black_box(net.evaluate_batch(&inputs, DEFAULT_OPTIMISM));
                     done.fetch_add(batch as u64, Ordering::Relaxed);
@@ -362,7 +370,7 @@ fn net_evaluations(
             });
         }
     });
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = start.get().map_or(0.0, |s| s.elapsed().as_secs_f64());
     let evaluations = done.into_inner();
     let per_sec = evaluations as f64 / seconds.max(1e-9);
     Measurement {
