@@ -1,6 +1,7 @@
 //! The forward pass on the CPU: a batch of [`Features`] through a [`Model`] at the board's own
-//! size (KataGo pads to 19x19 with a mask; convolutions see zeros off the board and pooling
-//! divides by the board's area, so the numbers are the same), then KataGo's post-processing
+//! size (KataGo pads to 19x19 with a mask; convolutions see zeros off the board, pooling divides
+//! by the board's area, attention and RMSNorms pass over masked points, and RoPE's angles depend
+//! only on a point's coordinates, so the numbers are the same), then KataGo's post-processing
 //! (`nneval.cpp`) into a [`NetOutput`] from White's view.
 
 pub mod conv;

@@ -845,14 +845,7 @@ fn parse_trunk(r: &mut Reader, version: i32) -> Result<Trunk, Problem> {
     )?;
     let blocks = parse_blocks(r, version, &name, num_blocks, channels, 0)?;
     let tip = if rms_tip {
-        let (gamma, beta, epsilon, spatial) = transformer::parse_tip(r, channels)?;
-        Tip::RmsNorm(TipRmsNorm {
-            gamma,
-            beta,
-            epsilon,
-            spatial,
-            act: parse_activation(r, version)?,
-        })
+        Tip::RmsNorm(transformer::parse_tip(r, channels, version)?)
     } else {
         let norm = parse_norm(r)?;
         expect_eq(&name, "tip norm channels", norm.scale.len(), channels)?;

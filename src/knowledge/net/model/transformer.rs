@@ -2,7 +2,7 @@
 //! trunk's tip, and the attention and feed-forward blocks (model version 15 on).
 
 use super::reader::Reader;
-use super::{Activation, Block, MatMul, Problem, expect_eq, parse_matmul};
+use super::{Activation, Block, MatMul, Problem, expect_eq, parse_activation, parse_matmul};
 
 /// The RMSNorm before a transformer block's layers: each point's channels divided by their
 /// root mean square (with `epsilon` under the root), times `weight`.
@@ -110,11 +110,12 @@ fn parse_rms_norm(r: &mut Reader, channels: usize) -> Result<RmsNorm, Problem> {
     Ok(RmsNorm { weight, epsilon })
 }
 
-/// The trunk's final RMSNorm, `channels` wide; its activation follows in the file.
+/// The trunk's final RMSNorm, `channels` wide, and the activation after it.
 pub(super) fn parse_tip(
     r: &mut Reader,
     channels: usize,
-) -> Result<(Vec<f32>, Vec<f32>, f32, bool), Problem> {
+    version: i32,
+) -> Result<TipRmsNorm, Problem> {
     let name = r.token("the trunk's RMSNorm", "its name")?.to_string();
     let count = r.positive(&name, "the channels")?;
     let epsilon = r.float(&name, "epsilon")?;
@@ -127,9 +128,13 @@ pub(super) fn parse_tip(
         });
     }
     expect_eq(&name, "channels against the trunk", count, channels)?;
-    let gamma = r.floats(&name, Some(count))?;
-    let beta = r.floats(&name, Some(count))?;
-    Ok((gamma, beta, epsilon, spatial))
+    Ok(TipRmsNorm {
+        gamma: r.floats(&name, Some(count))?,
+        beta: r.floats(&name, Some(count))?,
+        epsilon,
+        spatial,
+        act: parse_activation(r, version)?,
+    })
 }
 
 pub(super) fn parse_attention(r: &mut Reader, channels: usize) -> Result<Block, Problem> {
