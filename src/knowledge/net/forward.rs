@@ -204,8 +204,7 @@ impl Net {
     /// of attention between every two points included.
     pub fn flops(&self, size: usize) -> u64 {
         let area = (size * size) as u64;
-        let conv =
-            |c: &Conv| 2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64;
+        let conv = |c: &Conv| conv_flops(c, area);
         let m = &*self.model;
         let (p, v) = (&m.policy, &m.value);
         let pass =
@@ -440,6 +439,11 @@ impl Net {
     }
 }
 
+/// The floating-point operations of a convolution (counted as a direct one) on `area` points.
+fn conv_flops(c: &Conv, area: u64) -> u64 {
+    2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64
+}
+
 /// The floating-point operations of a matrix product on one vector.
 fn mul_flops(m: &MatMul) -> u64 {
     2 * (m.in_channels * m.out_channels) as u64
@@ -447,7 +451,7 @@ fn mul_flops(m: &MatMul) -> u64 {
 
 /// The floating-point operations of a block on a board of `area` points.
 fn block_flops(block: &Block, area: u64) -> u64 {
-    let conv = |c: &Conv| 2 * area * (c.ksize * c.ksize * c.in_channels * c.out_channels) as u64;
+    let conv = |c: &Conv| conv_flops(c, area);
     match block {
         Block::Ordinary { first, last, .. } => conv(&first.conv) + conv(last),
         Block::GlobalPooling {

@@ -243,6 +243,22 @@ mod tests {
         }
     }
 
+    /// One head of two channels, identity projections.
+    fn one_head(rope: Option<Rope>) -> Attention {
+        Attention {
+            norm: unit_norm(2),
+            heads: 1,
+            kv_heads: 1,
+            q_dim: 2,
+            v_dim: 2,
+            q: identity(2),
+            k: identity(2),
+            v: identity(2),
+            out: identity(2),
+            rope,
+        }
+    }
+
     #[test]
     fn rms_norm_divides_each_point_by_its_root_mean_square() {
         let norm = RmsNorm {
@@ -279,18 +295,7 @@ mod tests {
     /// the softmax-weighted mean of every point's normed value.
     #[test]
     fn attention_adds_the_softmax_weighted_values() {
-        let a = Attention {
-            norm: unit_norm(2),
-            heads: 1,
-            kv_heads: 1,
-            q_dim: 2,
-            v_dim: 2,
-            q: identity(2),
-            k: identity(2),
-            v: identity(2),
-            out: identity(2),
-            rope: None,
-        };
+        let a = one_head(None);
         // A 2x2 board: points (1, 0), (0, 1), (1, 0), (0, 1).
         let stream = [1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0];
         let mut got = stream;
@@ -322,18 +327,7 @@ mod tests {
     /// point (1, 1) of a 2x2 board turns by 0.75.
     #[test]
     fn rope_turns_each_pair_by_its_points_angle() {
-        let a = Attention {
-            norm: unit_norm(2),
-            heads: 1,
-            kv_heads: 1,
-            q_dim: 2,
-            v_dim: 2,
-            q: identity(2),
-            k: identity(2),
-            v: identity(2),
-            out: identity(2),
-            rope: Some(Rope::Learned(vec![0.5, 0.25])),
-        };
+        let a = one_head(Some(Rope::Learned(vec![0.5, 0.25])));
         let mut buf = Buffers::default();
         rope_tables(&a, 2, &mut buf);
         let mut data = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0];

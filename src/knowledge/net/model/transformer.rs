@@ -100,6 +100,19 @@ fn option(r: &mut Reader, layer: &str, what: &str) -> Result<bool, Problem> {
     Ok(r.int(layer, what)? != 0)
 }
 
+/// A matrix product of `inputs` to `outputs` channels, each given with what it is checked
+/// against.
+fn parse_sized_matmul(
+    r: &mut Reader,
+    inputs: (usize, &str),
+    outputs: (usize, &str),
+) -> Result<MatMul, Problem> {
+    let (name, mul) = parse_matmul(r)?;
+    expect_eq(&name, inputs.1, mul.in_channels, inputs.0)?;
+    expect_eq(&name, outputs.1, mul.out_channels, outputs.0)?;
+    Ok(mul)
+}
+
 fn parse_rms_norm(r: &mut Reader, channels: usize) -> Result<RmsNorm, Problem> {
     let name = r.token("an RMSNorm", "its name")?.to_string();
     let count = r.positive(&name, "the channels")?;
@@ -160,57 +173,22 @@ pub(super) fn parse_attention(r: &mut Reader, channels: usize) -> Result<Block, 
         return Err(field(format!("qHeadDim {q_dim} is odd, with RoPE")));
     }
     let norm = parse_rms_norm(r, channels)?;
-    let (q_name, q) = parse_matmul(r)?;
-    let (k_name, k) = parse_matmul(r)?;
-    let (v_name, v) = parse_matmul(r)?;
-    let (out_name, out) = parse_matmul(r)?;
-    expect_eq(
-        &q_name,
-        "inputs against the stream",
-        q.in_channels,
-        channels,
+    let stream = (channels, "inputs against the stream");
+    let q = parse_sized_matmul(r, stream, (heads * q_dim, "outputs (numHeads * qHeadDim)"))?;
+    let k = parse_sized_matmul(
+        r,
+        stream,
+        (kv_heads * q_dim, "outputs (numKVHeads * qHeadDim)"),
     )?;
-    expect_eq(
-        &q_name,
-        "outputs (numHeads * qHeadDim)",
-        q.out_channels,
-        heads * q_dim,
+    let v = parse_sized_matmul(
+        r,
+        stream,
+        (kv_heads * v_dim, "outputs (numKVHeads * vHeadDim)"),
     )?;
-    expect_eq(
-        &k_name,
-        "inputs against the stream",
-        k.in_channels,
-        channels,
-    )?;
-    expect_eq(
-        &k_name,
-        "outputs (numKVHeads * qHeadDim)",
-        k.out_channels,
-        kv_heads * q_dim,
-    )?;
-    expect_eq(
-        &v_name,
-        "inputs against the stream",
-        v.in_channels,
-        channels,
-    )?;
-    expect_eq(
-        &v_name,
-        "outputs (numKVHeads * vHeadDim)",
-        v.out_channels,
-        kv_heads * v_dim,
-    )?;
-    expect_eq(
-        &out_name,
-        "inputs (numHeads * vHeadDim)",
-        out.in_channels,
-        heads * v_dim,
-    )?;
-    expect_eq(
-        &out_name,
-        "outputs against the stream",
-        out.out_channels,
-        channels,
+    let out = parse_sized_matmul(
+        r,
+        (heads * v_dim, "inputs (numHeads * vHeadDim)"),
+        (channels, "outputs against the stream"),
     )?;
     let rope = match (use_rope, learned_rope) {
         (false, _) => None,
@@ -276,44 +254,14 @@ pub(super) fn parse_feed_forward(r: &mut Reader, channels: usize) -> Result<Bloc
         });
     }
     let norm = parse_rms_norm(r, channels)?;
-    let (l1_name, linear1) = parse_matmul(r)?;
-    let (gate_name, gate) = parse_matmul(r)?;
-    let (l2_name, linear2) = parse_matmul(r)?;
-    expect_eq(
-        &l1_name,
-        "inputs against the stream",
-        linear1.in_channels,
-        channels,
-    )?;
-    expect_eq(
-        &l1_name,
-        "outputs against ffnChannels",
-        linear1.out_channels,
-        hidden,
-    )?;
-    expect_eq(
-        &gate_name,
-        "inputs against the stream",
-        gate.in_channels,
-        channels,
-    )?;
-    expect_eq(
-        &gate_name,
-        "outputs against ffnChannels",
-        gate.out_channels,
-        hidden,
-    )?;
-    expect_eq(
-        &l2_name,
-        "inputs against ffnChannels",
-        linear2.in_channels,
-        hidden,
-    )?;
-    expect_eq(
-        &l2_name,
-        "outputs against the stream",
-        linear2.out_channels,
-        channels,
+    let stream_in = (channels, "inputs against the stream");
+    let hidden_out = (hidden, "outputs against ffnChannels");
+    let linear1 = parse_sized_matmul(r, stream_in, hidden_out)?;
+    let gate = parse_sized_matmul(r, stream_in, hidden_out)?;
+    let linear2 = parse_sized_matmul(
+        r,
+        (hidden, "inputs against ffnChannels"),
+        (channels, "outputs against the stream"),
     )?;
     Ok(Block::FeedForward(FeedForward {
         norm,
