@@ -24,7 +24,7 @@ pub use crate::engine::search::{AnalysisRequest, Budget, MoveInfo, Report, RootI
 // against, a level's playouts when it names none, the time a move may take on a clock, and a
 // level's settings.
 pub use crate::engine::search::{
-    DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MAX_THREADS, PARAMS, SearchSettings, thread_count,
+    DEFAULT_PLAYOUTS, MAX_PLAYOUTS, MAX_THREADS, SearchSettings, param_names, thread_count,
     time_for_move,
 };
 use crate::rules::board::{Color, Move, Point};
@@ -75,7 +75,7 @@ pub trait Player: Send {
         Duration::ZERO
     }
 
-    /// The search's setting `name` (engines.toml's key or KataGo's name: [`PARAMS`]), for
+    /// The search's setting `name` (engines.toml's key or KataGo's name: [`param_names`]), for
     /// `kata-get-param`; [`PlayerError::NoSearch`] from a player that does not search.
     fn param(&mut self, _name: &str) -> Result<String, PlayerError> {
         Err(PlayerError::NoSearch)

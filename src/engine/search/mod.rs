@@ -31,6 +31,6 @@ pub use report::{AnalysisRequest, MoveInfo, Report, RootInfo, ScoreStats};
 pub use settings::{
     DEFAULT_HANDICAP_KOMI, DEFAULT_LEAF_BATCH, DEFAULT_MAX_NODES, DEFAULT_PLAYOUTS,
     DEFAULT_RESIGN_THRESHOLD, MAX_LEAF_BATCH, MAX_NODES, MAX_PLAYOUTS, MAX_RAVE_EARLY_WEIGHT,
-    MAX_THREADS, MIN_NODES, MIN_PLAYOUTS_TO_RESIGN, PARAMS, SearchSettings, thread_count,
+    MAX_THREADS, MIN_NODES, MIN_PLAYOUTS_TO_RESIGN, SearchSettings, param_names, thread_count,
 };
 pub use time::time_for_move;

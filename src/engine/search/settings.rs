@@ -91,6 +91,13 @@ pub struct SearchSettings {
     /// With a net, on the clock: the leaves a thread gathers (under virtual loss) and
     /// evaluates in one batch.
     pub leaf_batch: usize,
+    /// With a net: how much the spread of a node's utilities scales its exploration, from 0
+    /// (none) to 1 (in proportion; KataGo's `cpuctUtilityStdevScale`).
+    pub utility_stdev_scale: f32,
+    /// With a net: whether the move played is the root child of the highest lower confidence
+    /// bound on its utility, among those visited at least 15% as often as the most visited
+    /// (KataGo's `useLcbForSelection`); else the most visited.
+    pub lcb_selection: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -132,6 +139,7 @@ impl SearchSettings {
             within("expand_after", expand_after, 0, 1_000_000)?;
         }
         within("leaf_batch", self.leaf_batch, 1, MAX_LEAF_BATCH)?;
+        within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -157,33 +165,72 @@ impl SearchSettings {
     }
 }
 
-/// The settings a running search takes (`kata-get-param`, `kata-set-param`), by engines.toml's
-/// keys, then KataGo's names for those it shares (each beside the key it stands for). The
-/// tree's size and the seed are set once, when the level is made.
-pub const PARAMS: [(&str, &str); 15] = [
-    ("playouts", "playouts"),
-    ("threads", "threads"),
-    ("resign_threshold", "resign_threshold"),
-    ("exploration", "exploration"),
-    ("rave_equivalence", "rave_equivalence"),
-    ("rave_early_weight", "rave_early_weight"),
-    ("expand_after", "expand_after"),
-    ("handicap_komi", "handicap_komi"),
-    ("ponder", "ponder"),
-    ("book", "book"),
-    ("leaf_batch", "leaf_batch"),
-    ("maxVisits", "playouts"),
-    ("maxPlayouts", "playouts"),
-    ("numSearchThreads", "threads"),
-    ("ponderingEnabled", "ponder"),
+/// One setting a running search takes (`kata-get-param`, `kata-set-param`): its engines.toml
+/// key, KataGo's names for it, and how it reads and is set as text. The tree's size and the
+/// seed are set once, when the level is made.
+struct Param {
+    key: &'static str,
+    katago: &'static [&'static str],
+    get: fn(&SearchSettings) -> String,
+    /// Sets it from `value`; the name asked for goes into the error.
+    set: fn(&mut SearchSettings, name: &str, value: &str) -> Result<(), String>,
+}
+
+/// A [`Param`] for the field `$field`, set by `$key` and KataGo's names: `plain` for a
+/// value, `optional` for an `Option` that reads `none` when unset.
+macro_rules! param {
+    (plain $key:literal [$($katago:literal),*] $field:ident) => {
+        Param {
+            key: $key,
+            katago: &[$($katago),*],
+            get: |s| s.$field.to_string(),
+            set: |s, name, value| {
+                s.$field = read(name, value)?;
+                Ok(())
+            },
+        }
+    };
+    (optional $key:literal [$($katago:literal),*] $field:ident) => {
+        Param {
+            key: $key,
+            katago: &[$($katago),*],
+            get: |s| shown(s.$field),
+            set: |s, name, value| {
+                s.$field = read_optional(name, value)?;
+                Ok(())
+            },
+        }
+    };
+}
+
+/// Every setting a running search takes, in engines.toml's order.
+const PARAMS: [Param; 13] = [
+    param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
+    param!(plain "threads" ["numSearchThreads"] threads),
+    param!(plain "resign_threshold" [] resign_threshold),
+    param!(plain "exploration" [] exploration),
+    param!(plain "rave_equivalence" [] rave_equivalence),
+    param!(plain "rave_early_weight" [] rave_early_weight),
+    param!(optional "expand_after" [] expand_after),
+    param!(optional "handicap_komi" [] handicap_komi_set),
+    param!(plain "ponder" ["ponderingEnabled"] ponder),
+    param!(optional "book" [] book_set),
+    param!(plain "leaf_batch" [] leaf_batch),
+    param!(plain "utility_stdev_scale" ["cpuctUtilityStdevScale"] utility_stdev_scale),
+    param!(plain "lcb_selection" ["useLcbForSelection"] lcb_selection),
 ];
 
-/// The engines.toml key that `name` (a key, or KataGo's name) stands for.
-fn param_key(name: &str) -> Result<&'static str, String> {
+/// The names `kata-list-params` lists: every setting's key, then KataGo's names.
+pub fn param_names() -> impl Iterator<Item = &'static str> {
+    let keys = PARAMS.iter().map(|p| p.key);
+    keys.chain(PARAMS.iter().flat_map(|p| p.katago.iter().copied()))
+}
+
+/// The setting that `name` (a key, or KataGo's name) stands for.
+fn param(name: &str) -> Result<&'static Param, String> {
     PARAMS
         .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, key)| *key)
+        .find(|p| p.key == name || p.katago.contains(&name))
         .ok_or_else(|| format!("unknown parameter {name:?}"))
 }
 
@@ -210,40 +257,17 @@ fn read_optional<T: std::str::FromStr>(name: &str, value: &str) -> Result<Option
 }
 
 impl SearchSettings {
-    /// The setting `name` (see [`PARAMS`]) as text.
+    /// The setting `name` (see [`param_names`]) as text.
     pub fn param(&self, name: &str) -> Result<String, String> {
-        Ok(match param_key(name)? {
-            "playouts" => shown(self.playouts),
-            "threads" => self.threads.to_string(),
-            "resign_threshold" => self.resign_threshold.to_string(),
-            "exploration" => self.exploration.to_string(),
-            "rave_equivalence" => self.rave_equivalence.to_string(),
-            "rave_early_weight" => self.rave_early_weight.to_string(),
-            "expand_after" => shown(self.expand_after),
-            "handicap_komi" => shown(self.handicap_komi_set),
-            "ponder" => self.ponder.to_string(),
-            "book" => shown(self.book_set),
-            _ => self.leaf_batch.to_string(),
-        })
+        Ok((param(name)?.get)(self))
     }
 
-    /// These settings with `name` (see [`PARAMS`]) set to `value`, checked as engines.toml's
-    /// are; an optional setting takes `none`.
+    /// These settings with `name` (see [`param_names`]) set to `value`, checked as
+    /// engines.toml's are; an optional setting takes `none`.
     pub fn with_param(&self, name: &str, value: &str) -> Result<SearchSettings, String> {
+        let param = param(name)?;
         let mut settings = self.clone();
-        match param_key(name)? {
-            "playouts" => settings.playouts = read_optional(name, value)?,
-            "threads" => settings.threads = read(name, value)?,
-            "resign_threshold" => settings.resign_threshold = read(name, value)?,
-            "exploration" => settings.exploration = read(name, value)?,
-            "rave_equivalence" => settings.rave_equivalence = read(name, value)?,
-            "rave_early_weight" => settings.rave_early_weight = read(name, value)?,
-            "expand_after" => settings.expand_after = read_optional(name, value)?,
-            "handicap_komi" => settings.handicap_komi_set = read_optional(name, value)?,
-            "ponder" => settings.ponder = read(name, value)?,
-            "book" => settings.book_set = read_optional(name, value)?,
-            _ => settings.leaf_batch = read(name, value)?,
-        }
+        (param.set)(&mut settings, name, value)?;
         settings
             .validate()
             .map_err(|(key, why)| format!("{name} ({key}) {why}"))?;
@@ -267,6 +291,8 @@ impl Default for SearchSettings {
             ponder: false,
             book_set: None,
             leaf_batch: DEFAULT_LEAF_BATCH,
+            utility_stdev_scale: 0.0,
+            lcb_selection: false,
             early_stop: true,
         }
     }
@@ -291,6 +317,8 @@ mod tests {
             ("ponderingEnabled", "true"),
             ("book", "false"),
             ("leaf_batch", "8"),
+            ("cpuctUtilityStdevScale", "0.85"),
+            ("useLcbForSelection", "true"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");
@@ -312,6 +340,7 @@ mod tests {
             ("numSearchThreads", "100000"),
             ("resign_threshold", "NaN"),
             ("leaf_batch", "65"),
+            ("utility_stdev_scale", "1.5"),
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),

@@ -19,7 +19,7 @@ use super::raw_nn;
 use super::sink::Sink;
 use super::time;
 use crate::engine::player::{
-    AnalysisRequest, Answer, Budget, PARAMS, Player, PlayerError, Progress, Report, Update,
+    AnalysisRequest, Answer, Budget, Player, PlayerError, Progress, Report, Update, param_names,
     time_for_move,
 };
 use crate::knowledge::net::inputs::NetPosition;
@@ -152,7 +152,7 @@ const COMMANDS: &[(&str, Kind, Handler)] = &[
     }),
     ("kata-list-params", Kind::Answer, |_, a, _| {
         no_args(a)?;
-        Ok(PARAMS.map(|(name, _)| name).join(" "))
+        Ok(param_names().collect::<Vec<_>>().join(" "))
     }),
     ("kata-get-param", Kind::Answer, |e, a, _| {
         let [name] = a else {

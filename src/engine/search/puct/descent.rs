@@ -61,8 +61,9 @@ pub(super) struct Leaf {
 }
 
 impl Tree {
-    /// The edge of `at` that PUCT chooses.
-    pub(super) fn select(&self, at: usize) -> Option<usize> {
+    /// The edge of `at` that PUCT chooses, its exploration scaled by the spread of `at`'s
+    /// utilities by `stdev_scale` (see [`Node::exploration_factor`](super::tree::Node)).
+    pub(super) fn select(&self, at: usize, stdev_scale: f64) -> Option<usize> {
         let parent = &self.nodes[at];
         let chooser = parent.mover.opponent();
         let node_of = |edge: usize| self.edges[edge].node().map(|id| &self.nodes[id]);
@@ -72,7 +73,7 @@ impl Tree {
             .map(|n| f64::from(n.visits + n.in_flight))
             .sum();
         let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
-        let explore = cpuct * (total + 0.01).sqrt();
+        let explore = cpuct * (total + 0.01).sqrt() * parent.exploration_factor(stdev_scale);
         let parent_utility = if parent.visits == 0 {
             0.0
         } else {
@@ -108,9 +109,9 @@ impl Tree {
             .map(|(edge, _)| edge)
     }
 
-    /// One descent from the root (of position `root`) to a leaf by PUCT, a visit in flight
-    /// on each node of the way.
-    pub(super) fn descend(&mut self, root: &Position) -> Leaf {
+    /// One descent from the root (of position `root`) to a leaf by PUCT (exploration scaled
+    /// by `stdev_scale`), a visit in flight on each node of the way.
+    pub(super) fn descend(&mut self, root: &Position, stdev_scale: f64) -> Leaf {
         let mut leaf = Leaf {
             path: vec![ROOT],
             position: root.clone(),
@@ -119,7 +120,7 @@ impl Tree {
         self.nodes[ROOT].in_flight += 1;
         let mut at = ROOT;
         while self.nodes[at].expanded && !leaf.position.is_over() {
-            let Some(edge) = self.select(at) else {
+            let Some(edge) = self.select(at, stdev_scale) else {
                 break;
             };
             let (mover, mv) = (self.nodes[at].mover.opponent(), self.edges[edge].mv());

@@ -42,6 +42,8 @@ struct Run<'a> {
     moves_ownership: bool,
     /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
     leaf_batch: usize,
+    /// How much the spread of a node's utilities scales its exploration.
+    stdev_scale: f64,
     /// How long one leaf's evaluation takes, in nanoseconds (0: not known yet): the slowest
     /// recent pace (see [`Run::evaluate`]); under a deadline a batch is cut to the leaves
     /// that fit before it.
@@ -120,7 +122,7 @@ impl PuctSearch {
         let visits = self.search(&searched, color, budget, &[], &[], false, None);
         self.reusable = Some(RootGame::of(game, *searched.rules(), color));
         // The root's edges are the moves the rules allow: the expansion checked them.
-        let ranked = self.tree.ranked_root_children();
+        let ranked = self.tree.ranked_for_play(self.settings.lcb_selection);
         let candidates: Vec<Candidate> = ranked
             .iter()
             .map(|&edge| {
@@ -259,6 +261,7 @@ impl PuctSearch {
             root: Position::of(game),
             moves_ownership,
             leaf_batch: self.leaf_batch_for(budget, report.is_some()),
+            stdev_scale: f64::from(self.settings.utility_stdev_scale),
             leaf_nanos: AtomicU64::new(self.leaf_nanos),
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -438,7 +441,7 @@ fn visit_batch(
     {
         let mut tree = lock(shared);
         while leaves.len() < batch && may_descend(&tree, max_visits, budget) {
-            leaves.push(tree.descend(&run.root));
+            leaves.push(tree.descend(&run.root, run.stdev_scale));
         }
     }
     if leaves.is_empty() {

@@ -140,7 +140,7 @@ fn a_tree_takes_no_more_than_its_bytes() {
 #[test]
 fn an_unvisited_root_picks_the_highest_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
-    assert_eq!(tree.select(ROOT), Some(1));
+    assert_eq!(tree.select(ROOT, 0.0), Some(1));
 }
 
 #[test]
@@ -164,13 +164,13 @@ fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
     // Black loses every visit through its favourite: it turns to the other move.
     let first = tree.child_node(ROOT, 0);
     back_up(&mut tree, &[ROOT, first], 1.0);
-    assert_eq!(tree.select(ROOT), Some(1));
+    assert_eq!(tree.select(ROOT, 0.0), Some(1));
     // With wins instead it stays.
     let mut tree = toy(&[0.6, 0.4]);
     back_up(&mut tree, &[ROOT], 0.0);
     let first = tree.child_node(ROOT, 0);
     back_up(&mut tree, &[ROOT, first], -1.0);
-    assert_eq!(tree.select(ROOT), Some(0));
+    assert_eq!(tree.select(ROOT, 0.0), Some(0));
 }
 
 #[test]
@@ -187,8 +187,71 @@ fn first_play_urgency_is_the_parent_value_less_the_reduction() {
         back_up(&mut tree, &[ROOT, first], white_value);
         tree
     };
-    assert_eq!(setup(0.0).select(ROOT), Some(0));
-    assert_eq!(setup(0.1).select(ROOT), Some(1));
+    assert_eq!(setup(0.0).select(ROOT, 0.0), Some(0));
+    assert_eq!(setup(0.1).select(ROOT, 0.0), Some(1));
+}
+
+/// Backs up `values` (White's view) one visit each through the root's child at `edge`.
+fn visit_child(tree: &mut Tree, edge: usize, values: impl IntoIterator<Item = f64>) {
+    let child = tree.child_node(ROOT, edge);
+    for value in values {
+        back_up(tree, &[ROOT, child], value);
+    }
+}
+
+#[test]
+fn exploration_widens_with_the_spread_of_utilities_as_katago_scales_it() {
+    let mut calm = toy(&[1.0]);
+    visit_child(&mut calm, 0, [0.0; 10]);
+    let mut torn = toy(&[1.0]);
+    visit_child(
+        &mut torn,
+        0,
+        (0..10).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }),
+    );
+    let factor = |tree: &Tree, scale| tree.nodes[ROOT].exploration_factor(scale);
+    // Ten visits worth 0: variance (0.4^2 * 2 + 0) / (2 + 10 - 1), stdev 0.1706, factor
+    // 1 + 0.85 (0.1706 / 0.4 - 1); worth +-1: variance (0.32 + 10) / 11, stdev 0.9686.
+    assert!(
+        (factor(&calm, 0.85) - 0.51252).abs() < 1e-4,
+        "{}",
+        factor(&calm, 0.85)
+    );
+    assert!(
+        (factor(&torn, 0.85) - 2.20821).abs() < 1e-4,
+        "{}",
+        factor(&torn, 0.85)
+    );
+    assert_eq!(factor(&torn, 0.0), 1.0);
+    // One visit says nothing of a spread: the prior's, a factor of 1.
+    let mut once = toy(&[1.0]);
+    visit_child(&mut once, 0, [1.0]);
+    assert_eq!(once.nodes[ROOT].visits, 1);
+    assert_eq!(factor(&once, 0.85), 1.0);
+}
+
+#[test]
+fn the_lower_confidence_bound_picks_a_steady_move_over_a_more_visited_torn_one() {
+    // Black to move. Move 0: 120 visits worth 0.6 and -0.4 to Black in turn (mean 0.1); move
+    // 1: 100 visits all worth 0.3; move 2: 10 visits worth 0.9, too few (under 15% of 120).
+    let mut tree = toy(&[0.4, 0.4, 0.2]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    visit_child(
+        &mut tree,
+        0,
+        (0..120).map(|i| if i % 2 == 0 { -0.6 } else { 0.4 }),
+    );
+    visit_child(&mut tree, 1, [-0.3; 100]);
+    visit_child(&mut tree, 2, [-0.9; 10]);
+    let lcb = |edge| tree.child(ROOT, edge).utility_lcb();
+    // 5 standard errors: 5 sqrt(0.25 / 120) = 0.228 below 0.1, next to nothing below 0.3.
+    assert!((lcb(0) - (0.1 - 0.2282)).abs() < 1e-3, "{}", lcb(0));
+    assert!((lcb(1) - 0.3).abs() < 1e-3, "{}", lcb(1));
+    assert!(lcb(2) > lcb(1));
+    assert_eq!(tree.ranked_for_play(false), vec![0, 1, 2]);
+    assert_eq!(tree.ranked_for_play(true), vec![1, 0, 2]);
+    // Without visits a bound is the least there is.
+    assert_eq!(toy(&[1.0]).child(ROOT, 0).utility_lcb(), -14.0);
 }
 
 #[test]
@@ -199,10 +262,10 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
         let child = tree.child_node(ROOT, edge);
         back_up(&mut tree, &[ROOT, child], 0.0);
     }
-    let first = tree.select(ROOT).unwrap();
+    let first = tree.select(ROOT, 0.0).unwrap();
     let child = tree.child_node(ROOT, first);
     tree.nodes[child].in_flight += 1;
-    let second = tree.select(ROOT).unwrap();
+    let second = tree.select(ROOT, 0.0).unwrap();
     assert_ne!(first, second);
 }
 

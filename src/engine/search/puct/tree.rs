@@ -8,11 +8,24 @@ use crate::engine::search::search_tree::SearchTree;
 use crate::rules::board::{Color, Move, Point};
 
 /// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
-/// tree is full stops, as when its budget ends. A visit makes at most one node (80 bytes) and
+/// tree is full stops, as when its budget ends. A visit makes at most one node (88 bytes) and
 /// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
 /// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
 /// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
 pub(super) const TREE_BYTES: usize = 48 << 20;
+
+/// KataGo's `cpuctUtilityStdevPrior`: the spread of utilities a node is taken to have before
+/// its visits say.
+const UTILITY_STDEV_PRIOR: f64 = 0.4;
+/// KataGo's `cpuctUtilityStdevPriorWeight`: that prior weighs as this many visits.
+const UTILITY_STDEV_PRIOR_WEIGHT: f64 = 2.0;
+/// The farthest a utility lies from 0: the win/loss term's 1 and the score terms' 0.1 and 0.3.
+const UTILITY_RADIUS: f64 = 1.4;
+/// KataGo's `lcbStdevs`: standard errors between a move's mean utility and its lower bound.
+const LCB_STDEVS: f64 = 5.0;
+/// KataGo's `minVisitPropForLCB`: a move chosen by its lower bound has at least this share of
+/// the most visited move's visits.
+const LCB_MIN_VISIT_SHARE: f64 = 0.15;
 
 /// The index of the root in the tree.
 pub(super) const ROOT: usize = 0;
@@ -28,6 +41,7 @@ pub(super) struct Node {
     pub(super) in_flight: u32,
     /// Sums over the visits, White's view.
     pub(super) utility: f64,
+    utility_sq: f64,
     pub(super) winloss: f64,
     pub(super) lead: f64,
     lead_sq: f64,
@@ -51,6 +65,7 @@ impl Node {
             visits: 0,
             in_flight: 0,
             utility: 0.0,
+            utility_sq: 0.0,
             winloss: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
@@ -82,6 +97,49 @@ impl Node {
             return 0.0;
         }
         sign(self.mover) * self.utility / f64::from(self.visits)
+    }
+
+    /// How much wider than usual PUCT explores below this node, as KataGo scales it
+    /// (`cpuctUtilityStdevScale`): by the spread of the utilities backed up through it, taken
+    /// with a prior spread of [`UTILITY_STDEV_PRIOR`] weighing as two visits, `scale` of the
+    /// way from not at all (1) to in proportion.
+    pub(super) fn exploration_factor(&self, scale: f64) -> f64 {
+        if scale == 0.0 {
+            return 1.0;
+        }
+        let stdev = if self.visits <= 1 {
+            UTILITY_STDEV_PRIOR
+        } else {
+            let n = f64::from(self.visits);
+            let mean = self.utility / n;
+            let mean_sq = mean * mean;
+            let sq = (self.utility_sq / n).max(mean_sq);
+            let prior_var = UTILITY_STDEV_PRIOR * UTILITY_STDEV_PRIOR;
+            let var = ((mean_sq + prior_var) * UTILITY_STDEV_PRIOR_WEIGHT + sq * n)
+                / (UTILITY_STDEV_PRIOR_WEIGHT + n - 1.0)
+                - mean_sq;
+            var.max(0.0).sqrt()
+        };
+        1.0 + scale * (stdev / UTILITY_STDEV_PRIOR - 1.0)
+    }
+
+    /// The lower confidence bound of the mover's utility, [`LCB_STDEVS`] standard errors
+    /// below the mean, as KataGo bounds it: the spread of the utilities backed up, with a
+    /// prior of the widest spread there is weighing `1 / visits^2` visits, so that a few visits
+    /// have a wide bound. The least there is without visits.
+    pub(super) fn utility_lcb(&self) -> f64 {
+        let widest = 2.0 * UTILITY_RADIUS * LCB_STDEVS;
+        if self.visits == 0 {
+            return -widest;
+        }
+        let n = f64::from(self.visits);
+        let mean = self.utility / n;
+        let sq = (self.utility_sq / n).max(mean * mean + 1e-8);
+        let prior = 1.0 / (n * n);
+        let sq = (sq * n + (sq + UTILITY_RADIUS * UTILITY_RADIUS) * prior) / (n + prior);
+        let samples = (n + prior) * (n + prior) / (n + prior * prior);
+        let radius = LCB_STDEVS * ((sq - mean * mean).max(0.0) / samples).sqrt();
+        sign(self.mover) * mean - radius
     }
 
     /// The mean lead and its deviation for `color`.
@@ -297,6 +355,7 @@ impl Tree {
             node.in_flight = node.in_flight.saturating_sub(1);
             node.visits += 1;
             node.utility += utility;
+            node.utility_sq += utility * utility;
             node.winloss += value.winloss;
             node.lead += value.lead;
             node.lead_sq += value.lead * value.lead;
@@ -326,6 +385,29 @@ impl Tree {
                 .then(b.prior.total_cmp(&a.prior))
         });
         children
+    }
+
+    /// The root's children (edges) ranked for play: most visited first, or with `lcb` the
+    /// child of the highest lower confidence bound first, among those with at least
+    /// [`LCB_MIN_VISIT_SHARE`] of the most visited child's visits.
+    pub(super) fn ranked_for_play(&self, lcb: bool) -> Vec<usize> {
+        let mut ranked = self.ranked_root_children();
+        let Some(most) = ranked.first().map(|&edge| self.edge_visits(edge)) else {
+            return ranked;
+        };
+        if lcb && most > 0 {
+            let least = LCB_MIN_VISIT_SHARE * f64::from(most);
+            let best = ranked
+                .iter()
+                .enumerate()
+                .filter(|&(_, &edge)| f64::from(self.edge_visits(edge)) >= least)
+                .map(|(i, &edge)| (i, self.child(ROOT, edge).utility_lcb()))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(0, |(i, _)| i);
+            let chosen = ranked.remove(best);
+            ranked.insert(0, chosen);
+        }
+        ranked
     }
 
     /// Makes the subtree under `top` the whole tree, `top` its root (keeping its visits; its
