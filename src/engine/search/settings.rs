@@ -98,6 +98,10 @@ pub struct SearchSettings {
     /// bound on its utility, among those visited at least 15% as often as the most visited
     /// (KataGo's `useLcbForSelection`); else the most visited.
     pub lcb_selection: bool,
+    /// With a net: whether an unvisited move's value (first-play urgency) starts from a blend
+    /// of its parent's own evaluation and the parent's mean, the mean weighing the square of
+    /// the policy already visited (KataGo's `fpuParentWeightByVisitedPolicy`); else the mean.
+    pub fpu_from_evaluation: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -204,7 +208,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 13] = [
+const PARAMS: [Param; 14] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -218,6 +222,7 @@ const PARAMS: [Param; 13] = [
     param!(plain "leaf_batch" [] leaf_batch),
     param!(plain "utility_stdev_scale" ["cpuctUtilityStdevScale"] utility_stdev_scale),
     param!(plain "lcb_selection" ["useLcbForSelection"] lcb_selection),
+    param!(plain "fpu_from_evaluation" ["fpuParentWeightByVisitedPolicy"] fpu_from_evaluation),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -293,6 +298,7 @@ impl Default for SearchSettings {
             leaf_batch: DEFAULT_LEAF_BATCH,
             utility_stdev_scale: 0.0,
             lcb_selection: false,
+            fpu_from_evaluation: false,
             early_stop: true,
         }
     }
@@ -319,6 +325,7 @@ mod tests {
             ("leaf_batch", "8"),
             ("cpuctUtilityStdevScale", "0.85"),
             ("useLcbForSelection", "true"),
+            ("fpuParentWeightByVisitedPolicy", "true"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");

@@ -18,6 +18,17 @@ const FPU_REDUCTION: f64 = 0.2;
 /// KataGo's `rootFpuReductionMax`.
 const ROOT_FPU_REDUCTION: f64 = 0.1;
 
+/// How PUCT explores beyond KataGo's constants, as the level sets it.
+#[derive(Copy, Clone, Debug, Default)]
+pub(super) struct Exploration {
+    /// How much the spread of a node's utilities scales its exploration, from 0 (not at all)
+    /// to 1 (see [`Node::exploration_factor`](super::tree::Node)).
+    pub(super) stdev_scale: f64,
+    /// Whether first-play urgency starts from a blend of the parent's mean utility and its own
+    /// evaluation, the mean weighing the policy already visited, squared; else from the mean.
+    pub(super) fpu_from_evaluation: bool,
+}
+
 /// A position of the search, held twice: as the game, which knows tengen's rules (legality
 /// with superko, the end by two passes, the count), and as KataGo's board and history, which
 /// the net's inputs are read from. Both play every move together.
@@ -61,9 +72,8 @@ pub(super) struct Leaf {
 }
 
 impl Tree {
-    /// The edge of `at` that PUCT chooses, its exploration scaled by the spread of `at`'s
-    /// utilities by `stdev_scale` (see [`Node::exploration_factor`](super::tree::Node)).
-    pub(super) fn select(&self, at: usize, stdev_scale: f64) -> Option<usize> {
+    /// The edge of `at` that PUCT chooses, exploring as `exploration` says.
+    pub(super) fn select(&self, at: usize, exploration: Exploration) -> Option<usize> {
         let parent = &self.nodes[at];
         let chooser = parent.mover.opponent();
         let node_of = |edge: usize| self.edges[edge].node().map(|id| &self.nodes[id]);
@@ -73,12 +83,8 @@ impl Tree {
             .map(|n| f64::from(n.visits + n.in_flight))
             .sum();
         let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
-        let explore = cpuct * (total + 0.01).sqrt() * parent.exploration_factor(stdev_scale);
-        let parent_utility = if parent.visits == 0 {
-            0.0
-        } else {
-            sign(chooser) * parent.utility / f64::from(parent.visits)
-        };
+        let explore =
+            cpuct * (total + 0.01).sqrt() * parent.exploration_factor(exploration.stdev_scale);
         let visited_policy: f64 = parent
             .edges()
             .filter_map(node_of)
@@ -89,6 +95,20 @@ impl Tree {
             ROOT_FPU_REDUCTION
         } else {
             FPU_REDUCTION
+        };
+        let parent_utility = if parent.visits == 0 {
+            0.0
+        } else {
+            let mean = parent.utility / f64::from(parent.visits);
+            let from = if exploration.fpu_from_evaluation {
+                // KataGo's fpuParentWeightByVisitedPolicy: the mean weighs the policy visited,
+                // squared; the node's own evaluation the rest.
+                let mean_weight = (visited_policy * visited_policy).min(1.0);
+                mean_weight * mean + (1.0 - mean_weight) * f64::from(parent.evaluation)
+            } else {
+                mean
+            };
+            sign(chooser) * from
         };
         let first_play = parent_utility - reduction * visited_policy.sqrt();
         parent
@@ -109,9 +129,9 @@ impl Tree {
             .map(|(edge, _)| edge)
     }
 
-    /// One descent from the root (of position `root`) to a leaf by PUCT (exploration scaled
-    /// by `stdev_scale`), a visit in flight on each node of the way.
-    pub(super) fn descend(&mut self, root: &Position, stdev_scale: f64) -> Leaf {
+    /// One descent from the root (of position `root`) to a leaf by PUCT (exploring as
+    /// `exploration` says), a visit in flight on each node of the way.
+    pub(super) fn descend(&mut self, root: &Position, exploration: Exploration) -> Leaf {
         let mut leaf = Leaf {
             path: vec![ROOT],
             position: root.clone(),
@@ -120,7 +140,7 @@ impl Tree {
         self.nodes[ROOT].in_flight += 1;
         let mut at = ROOT;
         while self.nodes[at].expanded && !leaf.position.is_over() {
-            let Some(edge) = self.select(at, stdev_scale) else {
+            let Some(edge) = self.select(at, exploration) else {
                 break;
             };
             let (mover, mv) = (self.nodes[at].mover.opponent(), self.edges[edge].mv());

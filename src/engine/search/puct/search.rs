@@ -11,7 +11,7 @@ use log::info;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 
-use super::descent::{Leaf, Position};
+use super::descent::{Exploration, Leaf, Position};
 use super::evaluate::Evaluator;
 use super::tree::{ROOT, TREE_BYTES, Tree};
 use crate::engine::search::budget::{Budget, Choice};
@@ -42,8 +42,7 @@ struct Run<'a> {
     moves_ownership: bool,
     /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
     leaf_batch: usize,
-    /// How much the spread of a node's utilities scales its exploration.
-    stdev_scale: f64,
+    exploration: Exploration,
     /// How long one leaf's evaluation takes, in nanoseconds (0: not known yet): the slowest
     /// recent pace (see [`Run::evaluate`]); under a deadline a batch is cut to the leaves
     /// that fit before it.
@@ -261,7 +260,10 @@ impl PuctSearch {
             root: Position::of(game),
             moves_ownership,
             leaf_batch: self.leaf_batch_for(budget, report.is_some()),
-            stdev_scale: f64::from(self.settings.utility_stdev_scale),
+            exploration: Exploration {
+                stdev_scale: f64::from(self.settings.utility_stdev_scale),
+                fpu_from_evaluation: self.settings.fpu_from_evaluation,
+            },
             leaf_nanos: AtomicU64::new(self.leaf_nanos),
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -441,7 +443,7 @@ fn visit_batch(
     {
         let mut tree = lock(shared);
         while leaves.len() < batch && may_descend(&tree, max_visits, budget) {
-            leaves.push(tree.descend(&run.root, run.stdev_scale));
+            leaves.push(tree.descend(&run.root, run.exploration));
         }
     }
     if leaves.is_empty() {

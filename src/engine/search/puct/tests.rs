@@ -3,6 +3,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::PuctSearch;
+use super::descent::Exploration;
 use super::tree::{Edge, Node, ROOT, TREE_BYTES, Tree, Value};
 use crate::engine::search::budget::Budget;
 use crate::engine::search::report::AnalysisRequest;
@@ -140,7 +141,7 @@ fn a_tree_takes_no_more_than_its_bytes() {
 #[test]
 fn an_unvisited_root_picks_the_highest_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
-    assert_eq!(tree.select(ROOT, 0.0), Some(1));
+    assert_eq!(tree.select(ROOT, Exploration::default()), Some(1));
 }
 
 #[test]
@@ -164,13 +165,13 @@ fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
     // Black loses every visit through its favourite: it turns to the other move.
     let first = tree.child_node(ROOT, 0);
     back_up(&mut tree, &[ROOT, first], 1.0);
-    assert_eq!(tree.select(ROOT, 0.0), Some(1));
+    assert_eq!(tree.select(ROOT, Exploration::default()), Some(1));
     // With wins instead it stays.
     let mut tree = toy(&[0.6, 0.4]);
     back_up(&mut tree, &[ROOT], 0.0);
     let first = tree.child_node(ROOT, 0);
     back_up(&mut tree, &[ROOT, first], -1.0);
-    assert_eq!(tree.select(ROOT, 0.0), Some(0));
+    assert_eq!(tree.select(ROOT, Exploration::default()), Some(0));
 }
 
 #[test]
@@ -187,8 +188,27 @@ fn first_play_urgency_is_the_parent_value_less_the_reduction() {
         back_up(&mut tree, &[ROOT, first], white_value);
         tree
     };
-    assert_eq!(setup(0.0).select(ROOT, 0.0), Some(0));
-    assert_eq!(setup(0.1).select(ROOT, 0.0), Some(1));
+    assert_eq!(setup(0.0).select(ROOT, Exploration::default()), Some(0));
+    assert_eq!(setup(0.1).select(ROOT, Exploration::default()), Some(1));
+}
+
+#[test]
+fn first_play_urgency_can_start_from_the_parents_own_evaluation() {
+    // As above with v = 0.06: from the root's mean, child 2 scores -0.03 - 0.08 + 0.3621 =
+    // 0.2521 against child 1's 0.2619. From KataGo's blend, the mean weighs 0.64^2 = 0.4096
+    // and the root's own evaluation (0) the rest: -0.0123 - 0.08 + 0.3621 = 0.2698, child 2.
+    let mut tree = toy(&[0.64, 0.36]);
+    back_up(&mut tree, &[ROOT], 0.0);
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], 0.06);
+    assert_eq!(tree.nodes[ROOT].evaluation, 0.0);
+    assert_eq!(tree.nodes[first].evaluation, 0.06);
+    assert_eq!(tree.select(ROOT, Exploration::default()), Some(0));
+    let blend = Exploration {
+        fpu_from_evaluation: true,
+        ..Exploration::default()
+    };
+    assert_eq!(tree.select(ROOT, blend), Some(1));
 }
 
 /// Backs up `values` (White's view) one visit each through the root's child at `edge`.
@@ -262,10 +282,10 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
         let child = tree.child_node(ROOT, edge);
         back_up(&mut tree, &[ROOT, child], 0.0);
     }
-    let first = tree.select(ROOT, 0.0).unwrap();
+    let first = tree.select(ROOT, Exploration::default()).unwrap();
     let child = tree.child_node(ROOT, first);
     tree.nodes[child].in_flight += 1;
-    let second = tree.select(ROOT, 0.0).unwrap();
+    let second = tree.select(ROOT, Exploration::default()).unwrap();
     assert_ne!(first, second);
 }
 

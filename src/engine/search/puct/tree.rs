@@ -42,6 +42,8 @@ pub(super) struct Node {
     /// Sums over the visits, White's view.
     pub(super) utility: f64,
     utility_sq: f64,
+    /// The utility of the node's own evaluation (its first visit), White's view.
+    pub(super) evaluation: f32,
     pub(super) winloss: f64,
     pub(super) lead: f64,
     lead_sq: f64,
@@ -66,6 +68,7 @@ impl Node {
             in_flight: 0,
             utility: 0.0,
             utility_sq: 0.0,
+            evaluation: 0.0,
             winloss: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
@@ -353,6 +356,9 @@ impl Tree {
         for &id in path {
             let node = &mut self.nodes[id];
             node.in_flight = node.in_flight.saturating_sub(1);
+            if node.visits == 0 {
+                node.evaluation = utility as f32;
+            }
             node.visits += 1;
             node.utility += utility;
             node.utility_sq += utility * utility;
