@@ -281,24 +281,15 @@ fn count(game: &Game, status: &[Option<StoneStatus>]) -> f64 {
             .color_at(p)
             .filter(|_| status[p.index()] != Some(StoneStatus::Dead))
     });
-    let lead = match game.rules().scoring {
-        Scoring::Area => counted.area_lead(),
-        Scoring::Territory => {
-            let points = |c: Color| {
-                counted.territory[c.index()]
-                    + counted.dead_taken[c.index()]
-                    + board.captures(c) as i64
-            };
-            points(Color::Black) - points(Color::White)
-        }
-    };
-    lead as f64 - game.scoring_komi()
+    counted.lead(game)
 }
 
-/// Black's lead by area (komi included) on `board` as it stands, every stone alive: the
-/// count of a game that ends without dead stones, as two passes end one in a search's tree.
-pub fn area_lead(board: &Board, komi: f64) -> f64 {
-    Counted::of(board, |p| board.color_at(p)).area_lead() as f64 - komi
+/// Black's lead (komi included) on `game`'s board as it stands, every stone alive, counted
+/// by its rules (by area, or by territory and prisoners): the count of a game that ends
+/// without dead stones, as two passes end one in a search's tree.
+pub fn lead_as_it_stands(game: &Game) -> f64 {
+    let board = game.board();
+    Counted::of(board, |p| board.color_at(p)).lead(game)
 }
 
 /// What each colour has on a board, indexed by colour: its area (living stones and the
@@ -339,9 +330,20 @@ impl Counted {
         counted
     }
 
-    /// Black's area less White's.
-    fn area_lead(&self) -> i64 {
-        self.area[Color::Black.index()] - self.area[Color::White.index()]
+    /// Black's lead in `game` (komi included) by its rules' scoring.
+    fn lead(&self, game: &Game) -> f64 {
+        let lead = match game.rules().scoring {
+            Scoring::Area => self.area[Color::Black.index()] - self.area[Color::White.index()],
+            Scoring::Territory => {
+                let points = |c: Color| {
+                    self.territory[c.index()]
+                        + self.dead_taken[c.index()]
+                        + game.board().captures(c) as i64
+                };
+                points(Color::Black) - points(Color::White)
+            }
+        };
+        lead as f64 - game.scoring_komi()
     }
 }
 
@@ -422,11 +424,38 @@ mod tests {
     }
 
     #[test]
-    fn a_board_as_it_stands_is_counted_by_area_with_komi() {
+    fn a_board_as_it_stands_is_counted_by_its_rules_with_komi() {
         let rows = ["...XO...."; 9];
-        let board = Game::from_rows(&rows, Rules::chinese(7.5)).board().clone();
-        // Black 4 columns, White 5: White by 9 + 7.5.
-        assert_eq!(area_lead(&board, 7.5), -9.0 - 7.5);
+        // Black 4 columns, White 5: by area White by 9 + 7.5; by territory (3 columns
+        // against 4) White by 9 + 6.5.
+        let game = Game::from_rows(&rows, Rules::chinese(7.5));
+        assert_eq!(lead_as_it_stands(&game), -9.0 - 7.5);
+        let game = Game::from_rows(&rows, Rules::japanese(6.5));
+        assert_eq!(lead_as_it_stands(&game), -9.0 - 6.5);
+        // Prisoners count by territory only: White takes the Black stone in the centre and
+        // holds the whole board, by area 81 points, by territory 77 and a prisoner.
+        let centre = [
+            ".........",
+            ".........",
+            ".........",
+            "....O....",
+            "...OXO...",
+            ".........",
+            ".........",
+            ".........",
+            ".........",
+        ];
+        for (rules, lead) in [(Rules::chinese(0.0), -81.0), (Rules::japanese(0.0), -78.0)] {
+            let mut game = Game::from_rows(&centre, rules);
+            let last = [3, 5]
+                .map(|row| Point::new(9, 4, row))
+                .into_iter()
+                .find(|&p| game.board().color_at(p).is_none())
+                .expect("one side open");
+            game.play(Color::White, Move::Play(last)).unwrap();
+            assert_eq!(game.board().captures(Color::White), 1);
+            assert_eq!(lead_as_it_stands(&game), lead, "{rules:?}");
+        }
     }
 
     #[test]

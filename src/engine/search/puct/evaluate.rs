@@ -8,7 +8,7 @@ use crate::knowledge::net::inputs::NetPosition;
 use crate::knowledge::net::{DEFAULT_OPTIMISM, Features, Net, NetOutput};
 use crate::rules::board::{Color, Move, Point};
 use crate::rules::game::Game;
-use crate::rules::game::score::area_lead;
+use crate::rules::game::score::lead_as_it_stands;
 
 /// KataGo's `staticScoreUtilityFactor`, with its scale 2.
 const STATIC_SCORE_FACTOR: f64 = 0.1;
@@ -89,7 +89,7 @@ impl Evaluator<'_> {
                 },
                 None => {
                     let game = &leaf.position.game;
-                    let score = -area_lead(game.board(), game.scoring_komi());
+                    let score = -lead_as_it_stands(game);
                     Evaluation {
                         value: Value {
                             winloss: score.signum(),

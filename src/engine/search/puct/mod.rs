@@ -20,7 +20,7 @@
 //! choosing (virtual loss). On the clock a thread descends `leaf_batch` times before it
 //! evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
 //! symmetries, unless the net's cache holds the position already.
-//! A game that ends in the tree (two passes) is scored by area on the board as it stands.
+//! A game that ends in the tree (two passes) is scored by its rules on the board as it stands.
 //! The move played is the most visited root child. In a handicap game with dynamic komi on
 //! (`handicap_komi`), a move is searched as if White had the extra komi, in whole points.
 //!
