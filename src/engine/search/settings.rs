@@ -102,6 +102,10 @@ pub struct SearchSettings {
     /// of its parent's own evaluation and the parent's mean, the mean weighing the square of
     /// the policy already visited (KataGo's `fpuParentWeightByVisitedPolicy`); else the mean.
     pub fpu_from_evaluation: bool,
+    /// With a net: the share of a local shape's mean misjudgement, as the search has found it
+    /// under other nodes of the same shape, that a new leaf takes onto the net's value, 0 to
+    /// 1 (KataGo's `subtreeValueBiasFactor`; 0: off).
+    pub subtree_bias: f32,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -144,6 +148,7 @@ impl SearchSettings {
         }
         within("leaf_batch", self.leaf_batch, 1, MAX_LEAF_BATCH)?;
         within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
+        within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -208,7 +213,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 14] = [
+const PARAMS: [Param; 15] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -223,6 +228,7 @@ const PARAMS: [Param; 14] = [
     param!(plain "utility_stdev_scale" ["cpuctUtilityStdevScale"] utility_stdev_scale),
     param!(plain "lcb_selection" ["useLcbForSelection"] lcb_selection),
     param!(plain "fpu_from_evaluation" ["fpuParentWeightByVisitedPolicy"] fpu_from_evaluation),
+    param!(plain "subtree_bias" ["subtreeValueBiasFactor"] subtree_bias),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -299,6 +305,7 @@ impl Default for SearchSettings {
             utility_stdev_scale: 0.0,
             lcb_selection: false,
             fpu_from_evaluation: false,
+            subtree_bias: 0.0,
             early_stop: true,
         }
     }
@@ -326,6 +333,7 @@ mod tests {
             ("cpuctUtilityStdevScale", "0.85"),
             ("useLcbForSelection", "true"),
             ("fpuParentWeightByVisitedPolicy", "true"),
+            ("subtreeValueBiasFactor", "0.45"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");
@@ -348,6 +356,7 @@ mod tests {
             ("resign_threshold", "NaN"),
             ("leaf_batch", "65"),
             ("utility_stdev_scale", "1.5"),
+            ("subtree_bias", "-0.1"),
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),

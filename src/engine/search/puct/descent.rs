@@ -2,6 +2,7 @@
 //! urgency and the visits in flight as losses), and a descent plays the moves on its own copy
 //! of the root position until it reaches a leaf.
 
+use super::subtree_bias;
 use super::tree::{ROOT, Tree, sign};
 use crate::knowledge::net::inputs::NetPosition;
 use crate::rules::board::{Color, Move};
@@ -144,10 +145,26 @@ impl Tree {
                 break;
             };
             let (mover, mv) = (self.nodes[at].mover.opponent(), self.edges[edge].mv());
+            let previous = if at == ROOT {
+                leaf.position.game.moves().last().map(|&(_, m)| m)
+            } else {
+                Some(self.nodes[at].mv)
+            };
+            let bias_key = match previous {
+                Some(previous)
+                    if self.subtree_bias.factor > 0.0 && self.edges[edge].node().is_none() =>
+                {
+                    subtree_bias::key(leaf.position.game.board(), mover, previous, mv)
+                }
+                _ => None,
+            };
             if !leaf.position.play(mover, mv) {
                 break;
             }
             let child = self.child_node(at, edge);
+            if let Some(key) = bias_key {
+                self.nodes[child].bias.entry = self.subtree_bias.entry(key);
+            }
             self.nodes[child].in_flight += 1;
             leaf.path.push(child);
             at = child;

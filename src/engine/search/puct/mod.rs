@@ -34,6 +34,7 @@ mod descent;
 mod evaluate;
 mod report;
 mod search;
+mod subtree_bias;
 mod tree;
 
 pub use evaluate::{net_priors, net_view};

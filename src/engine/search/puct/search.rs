@@ -268,6 +268,7 @@ impl PuctSearch {
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut rng = SmallRng::seed_from_u64(self.seed);
+        self.tree.subtree_bias.factor = f64::from(self.settings.subtree_bias);
         let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
         let reused = if fresh {
             self.reusable = None;

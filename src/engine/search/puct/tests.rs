@@ -50,6 +50,12 @@ fn shape(tree: &Tree, at: usize) -> Vec<(Move, Option<u32>)> {
 }
 
 #[test]
+fn a_node_takes_104_bytes() {
+    // TREE_BYTES's visit counts and docs/SEARCH.md assume it.
+    assert_eq!(size_of::<Node>(), 104);
+}
+
+#[test]
 fn an_edge_keeps_its_move_and_prior_in_eight_bytes() {
     assert_eq!(size_of::<Edge>(), 8);
     for mv in [
@@ -272,6 +278,41 @@ fn the_lower_confidence_bound_picks_a_steady_move_over_a_more_visited_torn_one()
     assert_eq!(tree.ranked_for_play(true), vec![1, 0, 2]);
     // Without visits a bound is the least there is.
     assert_eq!(toy(&[1.0]).child(ROOT, 0).utility_lcb(), -14.0);
+}
+
+#[test]
+fn a_new_leaf_takes_the_bias_its_shape_has_shown_under_another_node() {
+    let mut tree = toy(&[0.5, 0.5]);
+    tree.subtree_bias.factor = 0.5;
+    back_up(&mut tree, &[ROOT], 0.0);
+    let entry = tree.subtree_bias.entry(42);
+    // Node a, evaluated at 0, then finds 0.4 one move below: its shape is worth 0.4 more
+    // than the net said (weight 1^0.85).
+    let a = tree.child_node(ROOT, 0);
+    tree.nodes[a].bias.entry = entry;
+    back_up(&mut tree, &[ROOT, a], 0.0);
+    tree.expand(a, &[(Move::Play(Point::new(9, 4, 4)), 1.0)], false);
+    let below = tree.child_node(a, tree.nodes[a].edges().start);
+    back_up(&mut tree, &[ROOT, a, below], 0.4);
+    assert!((tree.subtree_bias.bias(entry) - 0.2).abs() < 1e-6);
+    // Node b, of the same shape, evaluated at 0.1: backed up as 0.1 + 0.5 * 0.4.
+    let b = tree.child_node(ROOT, 1);
+    tree.nodes[b].bias.entry = entry;
+    back_up(&mut tree, &[ROOT, b], 0.1);
+    assert!((tree.nodes[b].utility - 0.3).abs() < 1e-6);
+    assert!((f64::from(tree.nodes[b].evaluation) - 0.1).abs() < 1e-6);
+    // Without the factor the evaluation goes up as it is.
+    tree.subtree_bias.factor = 0.0;
+    let mut plain = toy(&[1.0]);
+    let c = plain.child_node(ROOT, 0);
+    plain.nodes[c].bias.entry = plain.subtree_bias.entry(42);
+    back_up(&mut plain, &[ROOT, c], 0.1);
+    assert_eq!(plain.nodes[c].utility, 0.1);
+    // Keeping a's subtree keeps a's finding alone (b, which found nothing below, is gone).
+    tree.subtree_bias.factor = 0.5;
+    tree.keep_subtree(a);
+    let kept = tree.nodes[ROOT].bias.entry;
+    assert!((tree.subtree_bias.bias(kept) - 0.2).abs() < 1e-6);
 }
 
 #[test]

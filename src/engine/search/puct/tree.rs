@@ -3,14 +3,15 @@
 
 use std::borrow::Cow;
 
+use super::subtree_bias::{Share, SubtreeBias};
 use crate::engine::search::report::ScoreStats;
 use crate::engine::search::search_tree::SearchTree;
 use crate::rules::board::{Color, Move, Point};
 
 /// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
-/// tree is full stops, as when its budget ends. A visit makes at most one node (88 bytes) and
+/// tree is full stops, as when its budget ends. A visit makes at most one node (104 bytes) and
 /// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
-/// on 19x19 and 79,000 on 9x9. With the net's weights, its cache full and the threads' malloc
+/// on 19x19 and 77,000 on 9x9. With the net's weights, its cache full and the threads' malloc
 /// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
 pub(super) const TREE_BYTES: usize = 48 << 20;
 
@@ -26,6 +27,9 @@ const LCB_STDEVS: f64 = 5.0;
 /// KataGo's `minVisitPropForLCB`: a move chosen by its lower bound has at least this share of
 /// the most visited move's visits.
 const LCB_MIN_VISIT_SHARE: f64 = 0.15;
+
+/// A node's subtree value bias entry when it has none.
+pub(super) const NO_ENTRY: u32 = u32::MAX;
 
 /// The index of the root in the tree.
 pub(super) const ROOT: usize = 0;
@@ -44,6 +48,10 @@ pub(super) struct Node {
     utility_sq: f64,
     /// The utility of the node's own evaluation (its first visit), White's view.
     pub(super) evaluation: f32,
+    /// What the subtree value bias added to that evaluation when it was backed up.
+    own_bias: f32,
+    /// The node's part in the subtree value bias table ([`NO_ENTRY`]: none).
+    pub(super) bias: Share,
     pub(super) winloss: f64,
     pub(super) lead: f64,
     lead_sq: f64,
@@ -69,6 +77,11 @@ impl Node {
             utility: 0.0,
             utility_sq: 0.0,
             evaluation: 0.0,
+            own_bias: 0.0,
+            bias: Share {
+                entry: NO_ENTRY,
+                ..Share::default()
+            },
             winloss: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
@@ -228,8 +241,10 @@ pub(super) struct Tree {
     moves_ownership: bool,
     /// The bytes of the ownership sums.
     ownership_bytes: usize,
-    /// The most bytes the nodes, edges and ownership sums may take.
+    /// The most bytes the nodes, edges, ownership sums and bias table may take.
     pub(super) budget: usize,
+    /// The subtree value bias table its nodes share.
+    pub(super) subtree_bias: SubtreeBias,
 }
 
 impl Tree {
@@ -250,6 +265,7 @@ impl Tree {
         self.area = area;
         self.moves_ownership = false;
         self.ownership_bytes = 0;
+        self.subtree_bias.clear();
         let mut root = Node::new(Move::Pass, root_mover, 1.0);
         root.ownership = Some(self.new_ownership());
         self.nodes.push(root);
@@ -266,6 +282,7 @@ impl Tree {
         self.nodes.len() * size_of::<Node>()
             + self.edges.len() * size_of::<Edge>()
             + self.ownership_bytes
+            + self.subtree_bias.bytes()
     }
 
     /// Whether the tree may have no room for another visit's node, ownership sum and
@@ -345,7 +362,9 @@ impl Tree {
     }
 
     /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
-    /// flight.
+    /// flight. `utility` is the leaf's own; on a leaf's first visit the subtree value bias of
+    /// its entry is added to it, and every node on the way with an entry tells it what its
+    /// subtree has found since.
     pub(super) fn back_up(
         &mut self,
         path: &[usize],
@@ -353,15 +372,25 @@ impl Tree {
         utility: f64,
         ownership: Option<&[f32]>,
     ) {
+        let mut backed = utility;
+        if let Some(&leaf) = path.last() {
+            let node = &mut self.nodes[leaf];
+            if node.visits == 0 {
+                let bias = match node.bias.entry {
+                    NO_ENTRY => 0.0,
+                    entry => self.subtree_bias.bias(entry),
+                };
+                node.evaluation = utility as f32;
+                node.own_bias = bias as f32;
+                backed += bias;
+            }
+        }
         for &id in path {
             let node = &mut self.nodes[id];
             node.in_flight = node.in_flight.saturating_sub(1);
-            if node.visits == 0 {
-                node.evaluation = utility as f32;
-            }
             node.visits += 1;
-            node.utility += utility;
-            node.utility_sq += utility * utility;
+            node.utility += backed;
+            node.utility_sq += backed * backed;
             node.winloss += value.winloss;
             node.lead += value.lead;
             node.lead_sq += value.lead * value.lead;
@@ -370,6 +399,14 @@ impl Tree {
                     *s += f64::from(o);
                 }
                 node.owned += 1;
+            }
+            if node.bias.entry != NO_ENTRY && node.visits >= 2 {
+                let children = node.visits - 1;
+                let own = f64::from(node.evaluation) + f64::from(node.own_bias);
+                let children_mean = (node.utility - own) / f64::from(children);
+                let evaluation = f64::from(node.evaluation);
+                self.subtree_bias
+                    .record(&mut node.bias, children, children_mean, evaluation);
             }
         }
     }
@@ -467,6 +504,9 @@ impl Tree {
             node.ownership = None;
             node.owned = 0;
         }
+        let shares = self.nodes.iter_mut().map(|n| &mut n.bias);
+        self.subtree_bias
+            .keep(shares.filter(|share| share.entry != NO_ENTRY));
         self.moves_ownership = false;
         self.ownership_bytes = 0;
         self.nodes[ROOT].ownership = Some(self.new_ownership());
