@@ -21,7 +21,7 @@
 //! GTP engine decides.
 
 use crate::rules::board::Color;
-use crate::rules::game::{Game, opening_length};
+use crate::rules::game::{Game, Scoring, opening_length};
 
 /// The largest board on which White's search keeps the real komi.
 const WHITE_REAL_KOMI_MAX_SIZE: usize = 9;
@@ -86,6 +86,77 @@ pub fn white_catching_up(game: &Game, color: Color, white_lead: f64) -> bool {
     color == Color::White && white_resign_floor(game).is_some_and(|floor| white_lead >= floor)
 }
 
+/// What the start of `game` gives Black, in points, as KataGo's GTP engine takes it
+/// (`initialBlackAdvantage`): with two or more handicap stones, 15 points a stone after the
+/// first (14 under territory scoring) plus what komi and White's compensation lack of 7; else
+/// what komi lacks of 7.
+pub fn initial_black_advantage(game: &Game) -> f64 {
+    let stones = game.handicap();
+    if stones <= 1 {
+        return 7.0 - game.rules().komi;
+    }
+    let stone = match game.rules().scoring {
+        Scoring::Area => 15.0,
+        Scoring::Territory => 14.0,
+    };
+    stone * (stones - 1) as f64 + 7.0 - game.scoring_komi()
+}
+
+/// The step by which KataGo moves its playout doubling advantage from move to move.
+const DOUBLING_STEP: f64 = 0.125;
+/// The most playout doubling advantage KataGo takes (the nets were not trained beyond).
+const MAX_DOUBLING: f64 = 2.75;
+
+/// KataGo's dynamic playout doubling advantage for White (negative: for Black) in a game that
+/// starts uneven (`dynamicPlayoutDoublingAdvantageCapPerOppLead`): the player behind from the
+/// start plays as if it had `2^a` times the other's playouts, so that it plays for the win it
+/// can still get rather than for the least loss. `a` starts at `cap_per_point` times the points
+/// the start gives beyond a threshold (4 on 19x19, more on smaller boards), scaled by the
+/// board's size, at most 2.75, in steps of 1/8; from move to move it rises a step while that
+/// player's win/loss value (`white_winloss`, the last search's, White's view) is below -0.9 and
+/// falls one above -0.5. `previous` is the last move's; 0 in an even game, on boards under
+/// 8x8, or with `cap_per_point` 0.
+pub fn playout_doubling_for_white(
+    game: &Game,
+    cap_per_point: f64,
+    previous: f64,
+    white_winloss: Option<f64>,
+) -> f64 {
+    let size = game.size();
+    let scaling = (19.0 * 19.0 / (size * size) as f64).powf(0.75);
+    let threshold = (4.0 / scaling).max(2.0);
+    let black_advantage = initial_black_advantage(game);
+    let behind = if black_advantage >= 0.0 {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let advantage = black_advantage.abs();
+    if cap_per_point <= 0.0 || advantage < threshold || size <= 7 {
+        return 0.0;
+    }
+    let cap = MAX_DOUBLING.min(cap_per_point * (advantage - threshold) * scaling);
+    let cap = (cap / DOUBLING_STEP).round() * DOUBLING_STEP;
+    let toward_behind = |v: f64| if behind == Color::White { v } else { -v };
+    let no_white_stones = game
+        .board()
+        .points()
+        .all(|p| game.board().color_at(p) != Some(Color::White));
+    let doubling = match white_winloss {
+        Some(winloss) if !no_white_stones => {
+            let previous = toward_behind(previous);
+            let step = match toward_behind(winloss) {
+                v if v < -0.9 => DOUBLING_STEP,
+                v if v > -0.5 => -DOUBLING_STEP,
+                _ => 0.0,
+            };
+            (previous + step).clamp(0.0, cap)
+        }
+        _ => cap,
+    };
+    toward_behind(doubling)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +168,45 @@ mod tests {
         let points = fixed_handicap_points(size, stones).expect("a fixed handicap");
         game.set_handicap(&points).expect("the stones fit");
         game
+    }
+
+    #[test]
+    fn the_player_behind_from_the_start_takes_katagos_playout_doubling() {
+        // Two stones on 19x19, komi 0.5, Chinese rules: Black starts 15 + 7 - 0.5 - 2 = 19.5
+        // points ahead; White takes 0.045 * (19.5 - 4) = 0.70, in eighths 0.75.
+        let mut game = handicap_game(19, 2, 0.5);
+        assert_eq!(initial_black_advantage(&game), 19.5);
+        assert_eq!(playout_doubling_for_white(&game, 0.045, 0.0, None), 0.75);
+        assert_eq!(playout_doubling_for_white(&game, 0.0, 0.0, None), 0.0);
+        // No White stone yet: the cap, whatever was before.
+        assert_eq!(
+            playout_doubling_for_white(&game, 0.045, 0.25, Some(0.0)),
+            0.75
+        );
+        game.play(Color::White, Move::Play(Point::new(19, 9, 2)))
+            .unwrap();
+        // From 0.5: up a step while White is far behind, down one once it is not, at most
+        // the cap and never below 0.
+        let next =
+            |previous, winloss| playout_doubling_for_white(&game, 0.045, previous, Some(winloss));
+        assert_eq!(next(0.5, -0.95), 0.625);
+        assert_eq!(next(0.5, -0.7), 0.5);
+        assert_eq!(next(0.5, -0.3), 0.375);
+        assert_eq!(next(0.75, -0.95), 0.75);
+        assert_eq!(next(0.0, 0.2), 0.0);
+        // An even game is left alone; a komi that puts Black behind gives Black the advantage.
+        let even = Game::new(19, Rules::chinese(7.5));
+        assert_eq!(playout_doubling_for_white(&even, 0.045, 0.0, None), 0.0);
+        let reverse = Game::new(19, Rules::chinese(30.0));
+        assert_eq!(
+            playout_doubling_for_white(&reverse, 0.045, 0.0, None),
+            -0.875
+        );
+        // Small boards count a point for more; 7x7 and under never.
+        let nine = handicap_game(9, 2, 0.5);
+        assert_eq!(playout_doubling_for_white(&nine, 0.045, 0.0, None), 2.375);
+        let seven = Game::new(7, Rules::chinese(-20.0));
+        assert_eq!(playout_doubling_for_white(&seven, 0.045, 0.0, None), 0.0);
     }
 
     #[test]

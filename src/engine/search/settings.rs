@@ -106,6 +106,11 @@ pub struct SearchSettings {
     /// under other nodes of the same shape, that a new leaf takes onto the net's value, 0 to
     /// 1 (KataGo's `subtreeValueBiasFactor`; 0: off).
     pub subtree_bias: f32,
+    /// With a net, in a game that starts uneven (handicap or komi): the playout doubling
+    /// advantage the player behind takes for each point of the start's advantage, 0 to 0.5
+    /// (KataGo's `dynamicPlayoutDoublingAdvantageCapPerOppLead`, 0.045 in its GTP engine; 0:
+    /// off; see [`playout_doubling_for_white`](super::dynamic_komi::playout_doubling_for_white)).
+    pub playout_doubling_cap: f32,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -149,6 +154,7 @@ impl SearchSettings {
         within("leaf_batch", self.leaf_batch, 1, MAX_LEAF_BATCH)?;
         within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
         within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
+        within("playout_doubling_cap", self.playout_doubling_cap, 0.0, 0.5)?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -213,7 +219,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 15] = [
+const PARAMS: [Param; 16] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -229,6 +235,7 @@ const PARAMS: [Param; 15] = [
     param!(plain "lcb_selection" ["useLcbForSelection"] lcb_selection),
     param!(plain "fpu_from_evaluation" ["fpuParentWeightByVisitedPolicy"] fpu_from_evaluation),
     param!(plain "subtree_bias" ["subtreeValueBiasFactor"] subtree_bias),
+    param!(plain "playout_doubling_cap" ["dynamicPlayoutDoublingAdvantageCapPerOppLead"] playout_doubling_cap),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -306,6 +313,7 @@ impl Default for SearchSettings {
             lcb_selection: false,
             fpu_from_evaluation: false,
             subtree_bias: 0.0,
+            playout_doubling_cap: 0.0,
             early_stop: true,
         }
     }
@@ -334,6 +342,7 @@ mod tests {
             ("useLcbForSelection", "true"),
             ("fpuParentWeightByVisitedPolicy", "true"),
             ("subtreeValueBiasFactor", "0.45"),
+            ("dynamicPlayoutDoublingAdvantageCapPerOppLead", "0.045"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");

@@ -30,6 +30,8 @@ pub(super) struct Evaluator<'a> {
     net: &'a Net,
     /// The dynamic score utility's centre (White's view).
     pub(super) center: f64,
+    /// The playout doubling advantage the net is told White has (negative: Black).
+    pub(super) doubling_for_white: f64,
     sqrt_area: f64,
 }
 
@@ -39,6 +41,7 @@ impl Evaluator<'_> {
         Evaluator {
             net,
             center: 0.0,
+            doubling_for_white: 0.0,
             sqrt_area: ((size * size) as f64).sqrt(),
         }
     }
@@ -57,10 +60,14 @@ impl Evaluator<'_> {
     /// area, the others by the net (those its cache lacks in one batch), their children the
     /// moves the rules allow.
     pub(super) fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<Evaluation> {
-        let options = self.net.input_options();
         let features: Vec<Option<Features>> = leaves
             .iter()
             .map(|leaf| {
+                let mut options = self.net.input_options();
+                options.playout_doubling_advantage = match leaf.to_move {
+                    Color::White => self.doubling_for_white,
+                    Color::Black => -self.doubling_for_white,
+                };
                 (!leaf.position.is_over())
                     .then(|| leaf.position.net.features(leaf.to_move, &options))
             })

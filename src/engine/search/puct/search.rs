@@ -66,6 +66,11 @@ pub struct PuctSearch {
     /// How long one leaf's evaluation takes (nanoseconds; 0: never measured), carried from
     /// search to search, so that a reused tree's first batch fits the clock too.
     leaf_nanos: u64,
+    /// The playout doubling advantage the last move was chosen with, White's (negative:
+    /// Black's; see [`dynamic_komi::playout_doubling_for_white`]).
+    pub(super) doubling_for_white: f64,
+    /// The root's win/loss value (White's view) after the last move chosen.
+    last_white_winloss: Option<f64>,
 }
 
 impl PuctSearch {
@@ -92,6 +97,8 @@ impl PuctSearch {
             last_reused: 0,
             reusable: None,
             leaf_nanos: 0,
+            doubling_for_white: 0.0,
+            last_white_winloss: None,
         }
     }
 
@@ -108,6 +115,21 @@ impl PuctSearch {
 
     /// The move for `color` in `game` (not changed), searched within `budget`.
     pub fn choose(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
+        self.doubling_for_white = dynamic_komi::playout_doubling_for_white(
+            game,
+            f64::from(self.settings.playout_doubling_cap),
+            self.doubling_for_white,
+            self.last_white_winloss,
+        );
+        let choice = self.search_move(game, color, budget);
+        let root = &self.tree.nodes[ROOT];
+        self.last_white_winloss = (root.visits > 0).then(|| root.winloss / f64::from(root.visits));
+        choice
+    }
+
+    /// The move for `color` in `game`, searched within `budget` with the playout doubling
+    /// advantage as it stands.
+    fn search_move(&mut self, game: &Game, color: Color, budget: &Budget) -> Choice {
         let started = Instant::now();
         let per_stone = self.settings.handicap_komi(true);
         let extra_komi = dynamic_komi::extra_komi(game, color, per_stone).round();
@@ -180,7 +202,7 @@ impl PuctSearch {
             playouts: Some(budget.playouts.unwrap_or(PONDER_VISITS)),
             ..budget.clone()
         };
-        self.choose(game, game.to_move(), &budget);
+        self.search_move(game, game.to_move(), &budget);
         self.last_visits - u64::from(self.last_reused)
     }
 
@@ -255,8 +277,13 @@ impl PuctSearch {
     ) -> u64 {
         let size = game.size();
         let net = Arc::clone(&self.net);
+        let mut evaluator = Evaluator::new(&net, size);
+        // As KataGo's: a move's search, not an analysis, takes the playout doubling advantage.
+        if report.is_none() {
+            evaluator.doubling_for_white = self.doubling_for_white;
+        }
         let mut run = Run {
-            evaluator: Evaluator::new(&net, size),
+            evaluator,
             root: Position::of(game),
             moves_ownership,
             leaf_batch: self.leaf_batch_for(budget, report.is_some()),

@@ -330,6 +330,36 @@ fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
     assert_ne!(first, second);
 }
 
+#[test]
+fn a_handicap_move_is_searched_with_the_playout_doubling_the_net_is_told_of() {
+    use crate::knowledge::net::model::{Model, synthetic};
+    let model = synthetic::net(15, true, synthetic::seed(15));
+    let net = Arc::new(Net::from_model(
+        Model::parse(&model, true).expect("a synthetic net"),
+    ));
+    let mut game = Game::new(9, Rules::chinese(0.5));
+    let points = fixed_handicap_points(9, 2).expect("two stones");
+    game.set_handicap(&points).expect("an empty board");
+    let root_value = |cap: f32| {
+        let settings = SearchSettings {
+            playouts: Some(8),
+            threads: 1,
+            seed: Some(3),
+            playout_doubling_cap: cap,
+            ..SearchSettings::default()
+        };
+        let mut search = PuctSearch::new(Arc::clone(&net), settings);
+        search.choose(&game, Color::White, &Budget::default());
+        let root = &search.tree.nodes[ROOT];
+        (search.doubling_for_white, root.winloss)
+    };
+    let (doubling, with) = root_value(0.045);
+    assert_eq!(doubling, 2.375, "two stones on 9x9");
+    let (none, without) = root_value(0.0);
+    assert_eq!(none, 0.0);
+    assert_ne!(with, without, "the net reads the doubling");
+}
+
 /// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
 fn real_net() -> Arc<Net> {
     let file = PathBuf::from(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
