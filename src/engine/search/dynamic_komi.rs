@@ -111,7 +111,7 @@ const MAX_DOUBLING: f64 = 2.75;
 /// starts uneven (`dynamicPlayoutDoublingAdvantageCapPerOppLead`): the player behind from the
 /// start plays as if it had `2^a` times the other's playouts, so that it plays for the win it
 /// can still get rather than for the least loss. `a` starts at `cap_per_point` times the points
-/// the start gives beyond a threshold (4 on 19x19, more on smaller boards), scaled by the
+/// the start gives beyond a threshold (4 on 19x19, down to 2 on smaller boards), scaled by the
 /// board's size, at most 2.75, in steps of 1/8; from move to move it rises a step while that
 /// player's win/loss value (`white_winloss`, the last search's, White's view) is below -0.9 and
 /// falls one above -0.5. `previous` is the last move's; 0 in an even game, on boards under
