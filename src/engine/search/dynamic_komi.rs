@@ -138,12 +138,15 @@ pub fn playout_doubling_for_white(
     let cap = MAX_DOUBLING.min(cap_per_point * (advantage - threshold) * scaling);
     let cap = (cap / DOUBLING_STEP).round() * DOUBLING_STEP;
     let toward_behind = |v: f64| if behind == Color::White { v } else { -v };
-    let no_white_stones = game
-        .board()
-        .points()
-        .all(|p| game.board().color_at(p) != Some(Color::White));
+    let board = game.board();
+    let has_white_stone = || {
+        board
+            .points()
+            .any(|p| board.color_at(p) == Some(Color::White))
+    };
+    // Without a White stone the game is new (or set up anew): the cap, as KataGo starts it.
     let doubling = match white_winloss {
-        Some(winloss) if !no_white_stones => {
+        Some(winloss) if has_white_stone() => {
             let previous = toward_behind(previous);
             let step = match toward_behind(winloss) {
                 v if v < -0.9 => DOUBLING_STEP,

@@ -145,18 +145,19 @@ impl Tree {
                 break;
             };
             let (mover, mv) = (self.nodes[at].mover.opponent(), self.edges[edge].mv());
-            let previous = if at == ROOT {
-                leaf.position.game.moves().last().map(|&(_, m)| m)
-            } else {
-                Some(self.nodes[at].mv)
-            };
-            let bias_key = match previous {
-                Some(previous)
-                    if self.subtree_bias.factor > 0.0 && self.edges[edge].node().is_none() =>
-                {
+            // A node made now joins its shape's subtree bias entry, keyed on the board before
+            // its move.
+            let bias_key = if self.subtree_bias.factor > 0.0 && self.edges[edge].node().is_none() {
+                let previous = if at == ROOT {
+                    leaf.position.game.moves().last().map(|&(_, m)| m)
+                } else {
+                    Some(self.nodes[at].mv)
+                };
+                previous.and_then(|previous| {
                     subtree_bias::key(leaf.position.game.board(), mover, previous, mv)
-                }
-                _ => None,
+                })
+            } else {
+                None
             };
             if !leaf.position.play(mover, mv) {
                 break;

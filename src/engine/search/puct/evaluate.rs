@@ -4,7 +4,7 @@
 
 use super::descent::Leaf;
 use super::tree::Value;
-use crate::knowledge::net::inputs::NetPosition;
+use crate::knowledge::net::inputs::{InputOptions, NetPosition};
 use crate::knowledge::net::{DEFAULT_OPTIMISM, Features, Net, NetOutput};
 use crate::rules::board::{Color, Move, Point};
 use crate::rules::game::Game;
@@ -60,13 +60,16 @@ impl Evaluator<'_> {
     /// area, the others by the net (those its cache lacks in one batch), their children the
     /// moves the rules allow.
     pub(super) fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<Evaluation> {
+        let net_options = self.net.input_options();
         let features: Vec<Option<Features>> = leaves
             .iter()
             .map(|leaf| {
-                let mut options = self.net.input_options();
-                options.playout_doubling_advantage = match leaf.to_move {
-                    Color::White => self.doubling_for_white,
-                    Color::Black => -self.doubling_for_white,
+                let options = InputOptions {
+                    playout_doubling_advantage: match leaf.to_move {
+                        Color::White => self.doubling_for_white,
+                        Color::Black => -self.doubling_for_white,
+                    },
+                    ..net_options
                 };
                 (!leaf.position.is_over())
                     .then(|| leaf.position.net.features(leaf.to_move, &options))
