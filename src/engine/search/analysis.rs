@@ -130,6 +130,7 @@ impl Search {
             root: RootInfo {
                 visits: u64::from(root.visits).max(visits),
                 winrate,
+                utility: 2.0 * winrate - 1.0,
                 score: tally.overall().map(for_color),
             },
             ownership,

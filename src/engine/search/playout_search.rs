@@ -382,10 +382,12 @@ impl Search {
     pub fn root_report(&self) -> Report {
         let moves = self.root_infos();
         let visits: u64 = moves.iter().map(|m| u64::from(m.visits)).sum();
+        let winrate = moves.first().map_or(0.5, |m| m.winrate);
         Report {
             root: RootInfo {
                 visits,
-                winrate: moves.first().map_or(0.5, |m| m.winrate),
+                winrate,
+                utility: 2.0 * winrate - 1.0,
                 score: None,
             },
             moves,

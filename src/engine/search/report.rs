@@ -72,6 +72,9 @@ pub struct RootInfo {
     pub visits: u64,
     /// The win rate of the player analysed.
     pub winrate: f32,
+    /// That player's mean utility: the win/loss term from -1 to 1, plus the score terms where
+    /// the search weighs them.
+    pub utility: f32,
     /// That player's expected margin (komi included), if known.
     pub score: Option<ScoreStats>,
 }
@@ -89,6 +92,8 @@ pub struct MoveInfo {
     pub prior: f32,
     /// A lower confidence bound of the win rate.
     pub lcb: f32,
+    /// Its mean utility for the player to move, as [`RootInfo::utility`].
+    pub utility: f32,
     /// Its rank by visits, from 0.
     pub order: usize,
     /// The most visited line that starts with it.
@@ -102,7 +107,8 @@ pub struct MoveInfo {
 
 /// The visited root children among `ranked` (the order reported), each with its visits, its
 /// win rate, a lower confidence bound of it (1.96 standard errors below) and its principal
-/// variation; `detail` adds what only its search knows (the prior, score and ownership).
+/// variation; `detail` adds what only its search knows (the prior, a utility with score terms,
+/// score and ownership).
 pub fn move_infos<T: SearchTree>(
     tree: &T,
     ranked: impl IntoIterator<Item = T::Node>,
@@ -122,6 +128,7 @@ pub fn move_infos<T: SearchTree>(
                 winrate,
                 prior: 0.0,
                 lcb: (winrate - 1.96 * spread).max(0.0),
+                utility: 2.0 * winrate - 1.0,
                 order,
                 pv: tree.principal_variation(node),
                 score: None,

@@ -111,6 +111,14 @@ pub struct SearchSettings {
     /// (KataGo's `dynamicPlayoutDoublingAdvantageCapPerOppLead`, 0.045 in its GTP engine; 0:
     /// off; see [`playout_doubling_for_white`](super::dynamic_komi::playout_doubling_for_white)).
     pub playout_doubling_cap: f32,
+    /// With a net: how much a node's children that look worse than their siblings are
+    /// weighed down when their values are summed into the node's, 0 to 1 (KataGo's
+    /// `valueWeightExponent`, 0.25 in its GTP engine; 0: off).
+    pub value_weight_exponent: f32,
+    /// With a net: whether a child that got more visits than its policy share, yet looks
+    /// worse than the children of higher policy, has the excess weighed down in its parent's
+    /// value (KataGo's `useNoisePruning`).
+    pub noise_pruning: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -155,6 +163,7 @@ impl SearchSettings {
         within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
         within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
         within("playout_doubling_cap", self.playout_doubling_cap, 0.0, 0.5)?;
+        within("value_weight_exponent", self.value_weight_exponent, 0.0, 1.0)?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -219,7 +228,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 16] = [
+const PARAMS: [Param; 18] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -236,6 +245,8 @@ const PARAMS: [Param; 16] = [
     param!(plain "fpu_from_evaluation" ["fpuParentWeightByVisitedPolicy"] fpu_from_evaluation),
     param!(plain "subtree_bias" ["subtreeValueBiasFactor"] subtree_bias),
     param!(plain "playout_doubling_cap" ["dynamicPlayoutDoublingAdvantageCapPerOppLead"] playout_doubling_cap),
+    param!(plain "value_weight_exponent" ["valueWeightExponent"] value_weight_exponent),
+    param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -314,6 +325,8 @@ impl Default for SearchSettings {
             fpu_from_evaluation: false,
             subtree_bias: 0.0,
             playout_doubling_cap: 0.0,
+            value_weight_exponent: 0.0,
+            noise_pruning: false,
             early_stop: true,
         }
     }
@@ -343,6 +356,8 @@ mod tests {
             ("fpuParentWeightByVisitedPolicy", "true"),
             ("subtreeValueBiasFactor", "0.45"),
             ("dynamicPlayoutDoublingAdvantageCapPerOppLead", "0.045"),
+            ("valueWeightExponent", "0.25"),
+            ("useNoisePruning", "true"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");
@@ -366,6 +381,7 @@ mod tests {
             ("leaf_batch", "65"),
             ("utility_stdev_scale", "1.5"),
             ("subtree_bias", "-0.1"),
+            ("value_weight_exponent", "2"),
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),

@@ -361,7 +361,7 @@ fn reply(job: &Job, color: Color, report: &Report, net: Option<&Net>) -> Value {
     let size = job.game.size();
     let flip = job.perspective.flips(color);
     let rate = |w: f32| f64::from(if flip { 1.0 - w } else { w });
-    let score = |s: f32| f64::from(if flip { -s } else { s });
+    let signed = |s: f32| f64::from(if flip { -s } else { s });
     let move_infos: Vec<Value> = report
         .moves
         .iter()
@@ -371,18 +371,18 @@ fn reply(job: &Job, color: Color, report: &Report, net: Option<&Net>) -> Value {
                 "move": m.mv.to_vertex(size),
                 "visits": m.visits,
                 "winrate": rate(m.winrate),
-                "scoreLead": score(mean),
-                "scoreMean": score(mean),
-                "scoreSelfplay": score(mean),
+                "scoreLead": signed(mean),
+                "scoreMean": signed(mean),
+                "scoreSelfplay": signed(mean),
                 "scoreStdev": m.score.map_or(0.0, |s| f64::from(s.stdev)),
                 "prior": m.prior,
                 "lcb": rate(m.winrate) - f64::from(m.winrate - m.lcb),
-                "utility": 2.0 * rate(m.winrate) - 1.0,
+                "utility": signed(m.utility),
                 "order": m.order,
                 "pv": m.pv.iter().map(|mv| mv.to_vertex(size)).collect::<Vec<_>>(),
             });
             if let Some(ownership) = &m.ownership {
-                let owned: Vec<f64> = ownership.iter().map(|&o| score(o)).collect();
+                let owned: Vec<f64> = ownership.iter().map(|&o| signed(o)).collect();
                 info["ownership"] = json!(owned);
             }
             info
@@ -397,16 +397,16 @@ fn reply(job: &Job, color: Color, report: &Report, net: Option<&Net>) -> Value {
         "rootInfo": {
             "visits": report.root.visits,
             "winrate": rate(report.root.winrate),
-            "scoreLead": score(root_mean),
-            "scoreMean": score(root_mean),
-            "scoreSelfplay": score(root_mean),
+            "scoreLead": signed(root_mean),
+            "scoreMean": signed(root_mean),
+            "scoreSelfplay": signed(root_mean),
             "scoreStdev": report.root.score.map_or(0.0, |s| f64::from(s.stdev)),
-            "utility": 2.0 * rate(report.root.winrate) - 1.0,
+            "utility": signed(report.root.utility),
             "currentPlayer": color.letter(),
         },
     });
     if let Some(ownership) = &report.ownership {
-        let owned: Vec<f64> = ownership.iter().map(|&o| score(o)).collect();
+        let owned: Vec<f64> = ownership.iter().map(|&o| signed(o)).collect();
         value["ownership"] = json!(owned);
     }
     if job.policy {

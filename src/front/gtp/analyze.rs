@@ -184,7 +184,7 @@ impl AnalyzeCommand {
                 Dialect::Kata => write!(
                     line,
                     "utility {:.6} winrate {:.6}{} prior {:.6} lcb {:.6}",
-                    2.0 * info.winrate - 1.0,
+                    info.utility,
                     info.winrate,
                     scores(info.score),
                     info.prior,
@@ -203,7 +203,7 @@ impl AnalyzeCommand {
                     line,
                     " rootInfo visits {} utility {:.6} winrate {:.6}{}",
                     root.visits,
-                    2.0 * root.winrate - 1.0,
+                    root.utility,
                     root.winrate,
                     scores(root.score)
                 );
@@ -286,6 +286,7 @@ mod tests {
             winrate: 0.4656,
             prior: 0.0839,
             lcb: 0.464,
+            utility: -0.0688,
             order: 0,
             pv: vec![Move::parse("D4", 19).unwrap(), Move::Pass],
             score: Some(ScoreStats {
@@ -305,6 +306,7 @@ mod tests {
             root: RootInfo {
                 visits: 1672,
                 winrate: 0.4656,
+                utility: -0.0688,
                 score: None,
             },
             ownership: Some(vec![0.5; 361]),

@@ -105,6 +105,7 @@ mod tests {
                 winrate: 0.625,
                 prior: 0.5,
                 lcb: 0.6,
+                utility: 0.25,
                 order: 0,
                 pv: vec![d4, Move::parse("A1", 3).unwrap()],
                 score: Some(ScoreStats {
@@ -116,6 +117,7 @@ mod tests {
             root: RootInfo {
                 visits: 100,
                 winrate: 0.6,
+                utility: 0.2,
                 score: None,
             },
             ownership: Some(vec![1.0, 0.5, 0.0, 0.0, 0.0, 0.0, -0.25, -1.0, 0.0]),

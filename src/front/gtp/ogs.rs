@@ -160,6 +160,7 @@ mod tests {
             winrate,
             prior: 0.5,
             lcb: winrate - 0.01,
+            utility: 2.0 * winrate - 1.0,
             order: 0,
             pv: pv.to_vec(),
             score,
@@ -184,6 +185,7 @@ mod tests {
             root: RootInfo {
                 visits: 1234,
                 winrate: 0.5523,
+                utility: 0.1046,
                 score,
             },
             ownership: None,

@@ -36,6 +36,7 @@ mod report;
 mod search;
 mod subtree_bias;
 mod tree;
+mod value_weight;
 
 pub use evaluate::{net_priors, net_view};
 pub use search::{MIN_VISITS_TO_RESIGN, PuctSearch};

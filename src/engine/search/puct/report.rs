@@ -49,6 +49,7 @@ impl PuctSearch {
         let moves = move_infos(tree, ranked, |id, info| {
             let node = &tree.nodes[id];
             info.prior = node.prior;
+            info.utility = node.mover_utility() as f32;
             info.score = node.score_for(color);
             info.ownership = mean_ownership(node);
         });
@@ -59,6 +60,7 @@ impl PuctSearch {
                 visits: u64::from(root.visits),
                 winrate: (0.5 * (1.0 + sign(color) * root.winloss / f64::from(root.visits.max(1))))
                     as f32,
+                utility: (sign(color) * root.utility / f64::from(root.visits.max(1))) as f32,
                 score: root.score_for(color),
             },
             ownership: if ownership {

@@ -14,6 +14,7 @@ use rand::{RngExt, SeedableRng};
 use super::descent::{Exploration, Leaf, Position};
 use super::evaluate::Evaluator;
 use super::tree::{ROOT, TREE_BYTES, Tree};
+use super::value_weight::ValueWeighting;
 use crate::engine::search::budget::{Budget, Choice};
 use crate::engine::search::dynamic_komi;
 use crate::engine::search::pass::{self, Candidate};
@@ -296,6 +297,10 @@ impl PuctSearch {
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut rng = SmallRng::seed_from_u64(self.seed);
         self.tree.subtree_bias.factor = f64::from(self.settings.subtree_bias);
+        self.tree.weighting = ValueWeighting {
+            exponent: f64::from(self.settings.value_weight_exponent),
+            noise_pruning: self.settings.noise_pruning,
+        };
         let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
         let reused = if fresh {
             self.reusable = None;

@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 use super::PuctSearch;
 use super::descent::Exploration;
 use super::tree::{Edge, Node, ROOT, TREE_BYTES, Tree, Value};
+use super::value_weight::ValueWeighting;
 use crate::engine::search::budget::Budget;
-use crate::engine::search::report::AnalysisRequest;
+use crate::engine::search::report::{AnalysisRequest, ScoreStats};
 use crate::engine::search::search_tree::SearchTree;
 use crate::engine::search::settings::{DEFAULT_LEAF_BATCH, SearchSettings};
 use crate::knowledge::net::Net;
@@ -281,6 +282,32 @@ fn the_lower_confidence_bound_picks_a_steady_move_over_a_more_visited_torn_one()
 }
 
 #[test]
+fn with_noise_pruning_a_node_is_worth_its_good_children_more_than_its_mean() {
+    // Black to move, its own evaluation 0. Move 0 (prior 0.9): 30 visits worth 0.2 to Black;
+    // move 1 (prior 0.1): 30 visits worth -0.3, far past twice its policy's share (6.67).
+    let searched = |weighting: ValueWeighting| {
+        let mut tree = toy(&[0.9, 0.1]);
+        tree.weighting = weighting;
+        back_up(&mut tree, &[ROOT], 0.0);
+        visit_child(&mut tree, 0, [-0.2; 30]);
+        visit_child(&mut tree, 1, [0.3; 30]);
+        let root = &tree.nodes[ROOT];
+        assert_eq!(root.visits, 61);
+        -root.utility / 61.0
+    };
+    let mean = searched(ValueWeighting::default());
+    assert!((mean - (6.0 - 9.0) / 61.0).abs() < 1e-9, "{mean}");
+    let pruned = searched(ValueWeighting {
+        exponent: 0.0,
+        noise_pruning: true,
+    });
+    let kept = 30.0 - (30.0 - 20.0 / 3.0) * (1.0 - (-0.5f64 / 0.15).exp());
+    let expected = (6.0 - 0.3 * kept) / (30.0 + kept + 1.0);
+    assert!((pruned - expected).abs() < 1e-6, "{pruned} {expected}");
+    assert!(pruned > 0.09, "{pruned}");
+}
+
+#[test]
 fn a_new_leaf_takes_the_bias_its_shape_has_shown_under_another_node() {
     let mut tree = toy(&[0.5, 0.5]);
     tree.subtree_bias.factor = 0.5;
@@ -495,6 +522,16 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
     assert_eq!(best.ownership.as_ref().map(Vec::len), Some(81));
     assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
     assert!(last.root.score.is_some());
+    // The utility is the search's own: the win/loss term plus score terms (at most 0.4) that
+    // lean the way the expected margin does.
+    let score_terms = |utility: f32, winrate: f32, score: Option<ScoreStats>| {
+        let terms = utility - (2.0 * winrate - 1.0);
+        let margin = score.map_or(0.0, |s| s.mean);
+        assert!(terms.abs() > 1e-4 && terms.abs() <= 0.4, "{terms} {margin}");
+        assert_eq!(terms > 0.0, margin > 0.0, "{terms} {margin}");
+    };
+    score_terms(best.utility, best.winrate, best.score);
+    score_terms(last.root.utility, last.root.winrate, last.root.score);
 }
 
 #[test]

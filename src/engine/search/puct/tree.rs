@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use super::subtree_bias::{Share, SubtreeBias};
+use super::value_weight::{ChildValue, ValueWeighting};
 use crate::engine::search::report::ScoreStats;
 use crate::engine::search::search_tree::SearchTree;
 use crate::rules::board::{Color, Move, Point};
@@ -245,6 +246,10 @@ pub(super) struct Tree {
     pub(super) budget: usize,
     /// The subtree value bias table its nodes share.
     pub(super) subtree_bias: SubtreeBias,
+    /// How a node weighs its children's values.
+    pub(super) weighting: ValueWeighting,
+    /// The children one node weighs, kept to save allocations.
+    weighed: Vec<ChildValue>,
 }
 
 impl Tree {
@@ -409,6 +414,45 @@ impl Tree {
                     .record(&mut node.bias, children, children_mean, evaluation);
             }
         }
+        if self.weighting.is_on() {
+            for &id in path.iter().rev() {
+                self.reweigh(id);
+            }
+        }
+    }
+
+    /// Recomputes the utility of `id` (with visited children) from its own evaluation and its
+    /// children's, as [`ValueWeighting`] weighs them, the sums kept as over its visits.
+    fn reweigh(&mut self, id: usize) {
+        let mut children = std::mem::take(&mut self.weighed);
+        children.clear();
+        let node = &self.nodes[id];
+        let visited = node
+            .edges()
+            .filter_map(|edge| self.edges[edge].node())
+            .map(|child| &self.nodes[child])
+            .filter(|child| child.visits > 0);
+        children.extend(visited.map(|child| ChildValue {
+            utility: child.mover_utility(),
+            mean_sq: child.utility_sq / f64::from(child.visits),
+            policy: child.prior,
+            weight: f64::from(child.visits),
+        }));
+        if !children.is_empty() {
+            children.sort_by(|a, b| b.policy.total_cmp(&a.policy));
+            let total = self.weighting.weigh(&mut children);
+            // Back to White's view: a child's mover is the one to play at `id`.
+            let to_white = -sign(node.mover);
+            let own = f64::from(node.evaluation) + f64::from(node.own_bias);
+            let (sum, sum_sq) = children.iter().fold((own, own * own), |(s, q), c| {
+                (s + c.weight * to_white * c.utility, q + c.weight * c.mean_sq)
+            });
+            let per_visit = f64::from(node.visits) / (total + 1.0);
+            let node = &mut self.nodes[id];
+            node.utility = sum * per_visit;
+            node.utility_sq = sum_sq * per_visit;
+        }
+        self.weighed = children;
     }
 
     /// The root's children (edges), most visited first (ties by utility, then prior).
