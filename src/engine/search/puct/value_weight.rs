@@ -120,6 +120,15 @@ mod tests {
         }
     }
 
+    const VALUE_WEIGHTING: ValueWeighting = ValueWeighting {
+        exponent: 0.25,
+        noise_pruning: false,
+    };
+    const NOISE_PRUNING: ValueWeighting = ValueWeighting {
+        exponent: 0.0,
+        noise_pruning: true,
+    };
+
     #[test]
     fn the_t_distribution_with_three_degrees_matches_its_table() {
         assert!((student_t3_cdf(0.0) - 0.5).abs() < 1e-12);
@@ -140,11 +149,7 @@ mod tests {
     #[test]
     fn value_weighting_moves_weight_from_worse_children_and_keeps_the_total() {
         let mut children = [child(0.2, 0.6, 30.0), child(-0.4, 0.4, 10.0)];
-        let weighting = ValueWeighting {
-            exponent: 0.25,
-            noise_pruning: false,
-        };
-        let total = weighting.weigh(&mut children);
+        let total = VALUE_WEIGHTING.weigh(&mut children);
         assert_eq!(total, 40.0);
         assert!((children[0].weight + children[1].weight - 40.0).abs() < 1e-9);
         assert!(children[1].weight < 9.5, "{children:?}");
@@ -156,19 +161,15 @@ mod tests {
         // The second child has 20 visits where its policy's share of the first's 20 is 2 (4
         // leniently), and looks 0.3 worse: it loses (20 - 4) * (1 - e^-2).
         let mut children = [child(0.1, 0.5, 20.0), child(-0.2, 0.05, 20.0)];
-        let weighting = ValueWeighting {
-            exponent: 0.0,
-            noise_pruning: true,
-        };
-        let total = weighting.weigh(&mut children);
+        let total = NOISE_PRUNING.weigh(&mut children);
         let kept = 20.0 - 16.0 * (1.0 - (-2.0f64).exp());
         // (Policies are f32: 0.05 / 0.5 is a share off by parts in 10^8.)
         assert!((children[1].weight - kept).abs() < 1e-6, "{children:?}");
         assert!((total - 20.0 - kept).abs() < 1e-6);
         // A child that looks better, or keeps to its share, keeps its weight.
         let mut better = [child(0.1, 0.5, 20.0), child(0.3, 0.05, 20.0)];
-        assert_eq!(weighting.weigh(&mut better), 40.0);
+        assert_eq!(NOISE_PRUNING.weigh(&mut better), 40.0);
         let mut fair = [child(0.1, 0.5, 20.0), child(-0.2, 0.5, 20.0)];
-        assert_eq!(weighting.weigh(&mut fair), 40.0);
+        assert_eq!(NOISE_PRUNING.weigh(&mut fair), 40.0);
     }
 }
