@@ -119,6 +119,10 @@ pub struct SearchSettings {
     /// worse than the children of higher policy, has the excess weighed down in its parent's
     /// value (KataGo's `useNoisePruning`).
     pub noise_pruning: bool,
+    /// With a net: how many of the eight symmetries the root is evaluated under, its priors
+    /// and value their mean, 1 to 8 (KataGo's `rootNumSymmetriesToSample`; 1: one at random,
+    /// as every leaf).
+    pub root_symmetries: usize,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -164,6 +168,7 @@ impl SearchSettings {
         within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
         within("playout_doubling_cap", self.playout_doubling_cap, 0.0, 0.5)?;
         within("value_weight_exponent", self.value_weight_exponent, 0.0, 1.0)?;
+        within("root_symmetries", self.root_symmetries, 1, 8)?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -228,7 +233,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 18] = [
+const PARAMS: [Param; 19] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -247,6 +252,7 @@ const PARAMS: [Param; 18] = [
     param!(plain "playout_doubling_cap" ["dynamicPlayoutDoublingAdvantageCapPerOppLead"] playout_doubling_cap),
     param!(plain "value_weight_exponent" ["valueWeightExponent"] value_weight_exponent),
     param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
+    param!(plain "root_symmetries" ["rootNumSymmetriesToSample"] root_symmetries),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -327,6 +333,7 @@ impl Default for SearchSettings {
             playout_doubling_cap: 0.0,
             value_weight_exponent: 0.0,
             noise_pruning: false,
+            root_symmetries: 1,
             early_stop: true,
         }
     }
@@ -358,6 +365,7 @@ mod tests {
             ("dynamicPlayoutDoublingAdvantageCapPerOppLead", "0.045"),
             ("valueWeightExponent", "0.25"),
             ("useNoisePruning", "true"),
+            ("rootNumSymmetriesToSample", "8"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");
@@ -382,6 +390,8 @@ mod tests {
             ("utility_stdev_scale", "1.5"),
             ("subtree_bias", "-0.1"),
             ("value_weight_exponent", "2"),
+            ("root_symmetries", "0"),
+            ("rootNumSymmetriesToSample", "9"),
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),

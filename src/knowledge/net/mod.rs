@@ -66,3 +66,30 @@ pub struct NetOutput {
     /// Who owns each point, -1 Black to 1 White.
     pub white_ownership: Vec<f32>,
 }
+
+impl NetOutput {
+    /// The mean of `outputs`, one position's under several symmetries (`symmetry` the
+    /// first's); `None` for none.
+    pub fn mean(outputs: &[NetOutput]) -> Option<NetOutput> {
+        let mut mean = outputs.first()?.clone();
+        let n = outputs.len() as f32;
+        let avg = |field: fn(&NetOutput) -> f32| outputs.iter().map(field).sum::<f32>() / n;
+        mean.white_win = avg(|o| o.white_win);
+        mean.white_loss = avg(|o| o.white_loss);
+        mean.no_result = avg(|o| o.no_result);
+        mean.white_lead = avg(|o| o.white_lead);
+        mean.white_score_selfplay = avg(|o| o.white_score_selfplay);
+        mean.white_score_selfplay_sq = avg(|o| o.white_score_selfplay_sq);
+        mean.var_time_left = avg(|o| o.var_time_left);
+        mean.shortterm_winloss_error = avg(|o| o.shortterm_winloss_error);
+        mean.shortterm_score_error = avg(|o| o.shortterm_score_error);
+        mean.policy_pass = avg(|o| o.policy_pass);
+        for (i, p) in mean.policy.iter_mut().enumerate() {
+            *p = outputs.iter().map(|o| o.policy[i]).sum::<f32>() / n;
+        }
+        for (i, w) in mean.white_ownership.iter_mut().enumerate() {
+            *w = outputs.iter().map(|o| o.white_ownership[i]).sum::<f32>() / n;
+        }
+        Some(mean)
+    }
+}

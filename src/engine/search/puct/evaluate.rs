@@ -63,17 +63,7 @@ impl Evaluator<'_> {
         let net_options = self.net.input_options();
         let features: Vec<Option<Features>> = leaves
             .iter()
-            .map(|leaf| {
-                let options = InputOptions {
-                    playout_doubling_advantage: match leaf.to_move {
-                        Color::White => self.doubling_for_white,
-                        Color::Black => -self.doubling_for_white,
-                    },
-                    ..net_options
-                };
-                (!leaf.position.is_over())
-                    .then(|| leaf.position.net.features(leaf.to_move, &options))
-            })
+            .map(|leaf| self.features(leaf, net_options))
             .collect();
         let inputs: Vec<(&Features, usize)> = features
             .iter()
@@ -88,15 +78,7 @@ impl Evaluator<'_> {
             .iter()
             .zip(&features)
             .map(|(leaf, f)| match f.as_ref().and_then(|_| outputs.next()) {
-                Some(out) => Evaluation {
-                    value: Value {
-                        winloss: f64::from(out.white_win - out.white_loss),
-                        score: f64::from(out.white_score_selfplay),
-                        lead: f64::from(out.white_lead),
-                    },
-                    children: legal_priors(&out, &leaf.position.game, leaf.to_move),
-                    ownership: Some(out.white_ownership.clone()),
-                },
+                Some(out) => evaluation_of(&out, leaf),
                 None => {
                     let game = &leaf.position.game;
                     let score = -lead_as_it_stands(game);
@@ -112,6 +94,42 @@ impl Evaluator<'_> {
                 }
             })
             .collect()
+    }
+
+    /// `leaf` evaluated under each of `symmetries` and the answers averaged (KataGo's
+    /// `rootNumSymmetriesToSample`: priors free of one symmetry's noise), not through the
+    /// cache, which keeps one symmetry's answer a position; `None` for a game over.
+    pub(super) fn evaluate_averaged(&self, leaf: &Leaf, symmetries: &[usize]) -> Option<Evaluation> {
+        let features = self.features(leaf, self.net.input_options())?;
+        let inputs: Vec<(&Features, usize)> = symmetries.iter().map(|&s| (&features, s)).collect();
+        let out = NetOutput::mean(&self.net.evaluate_batch(&inputs, DEFAULT_OPTIMISM))?;
+        Some(evaluation_of(&out, leaf))
+    }
+
+    /// The net's inputs for `leaf` (the playout doubling told from its mover's side), none
+    /// for a game over.
+    fn features(&self, leaf: &Leaf, net_options: InputOptions) -> Option<Features> {
+        let options = InputOptions {
+            playout_doubling_advantage: match leaf.to_move {
+                Color::White => self.doubling_for_white,
+                Color::Black => -self.doubling_for_white,
+            },
+            ..net_options
+        };
+        (!leaf.position.is_over()).then(|| leaf.position.net.features(leaf.to_move, &options))
+    }
+}
+
+/// The evaluation of `leaf` from the net's answer `out`.
+fn evaluation_of(out: &NetOutput, leaf: &Leaf) -> Evaluation {
+    Evaluation {
+        value: Value {
+            winloss: f64::from(out.white_win - out.white_loss),
+            score: f64::from(out.white_score_selfplay),
+            lead: f64::from(out.white_lead),
+        },
+        children: legal_priors(out, &leaf.position.game, leaf.to_move),
+        ownership: Some(out.white_ownership.clone()),
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use log::info;
 use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
 use super::descent::{Exploration, Leaf, Position};
@@ -308,11 +309,24 @@ impl PuctSearch {
         } else {
             self.reuse_tree(game, color)
         };
+        let root_symmetries = self.settings.root_symmetries;
         let has_children = if reused {
             let root = &self.tree.nodes[ROOT];
             self.last_reused = root.visits;
             run.evaluator.center = root.lead / f64::from(root.visits);
-            root.edge_count > 0
+            if root_symmetries > 1 {
+                // Expanded as a leaf under one symmetry: its priors from several now.
+                let leaf = Leaf {
+                    path: vec![ROOT],
+                    position: run.root.clone(),
+                    to_move: color,
+                };
+                let symmetries = sample_symmetries(root_symmetries, &mut rng);
+                if let Some(averaged) = run.evaluator.evaluate_averaged(&leaf, &symmetries) {
+                    self.tree.set_priors(ROOT, &averaged.children);
+                }
+            }
+            self.tree.nodes[ROOT].edge_count > 0
         } else {
             self.last_reused = 0;
             let tree = &mut self.tree;
@@ -322,8 +336,13 @@ impl PuctSearch {
                 position: run.root.clone(),
                 to_move: color,
             };
-            let symmetry = rng.random_range(0..8);
-            let Some(root_eval) = run.evaluate(&[root], &[symmetry]).pop() else {
+            let symmetries = sample_symmetries(root_symmetries, &mut rng);
+            let averaged = (symmetries.len() > 1)
+                .then(|| run.evaluator.evaluate_averaged(&root, &symmetries))
+                .flatten();
+            let Some(root_eval) =
+                averaged.or_else(|| run.evaluate(&[root], &symmetries[..1]).pop())
+            else {
                 return 0;
             };
             run.evaluator.center = root_eval.value.score;
@@ -406,6 +425,17 @@ fn may_descend(tree: &Tree, max_visits: u64, budget: &Budget) -> bool {
         && root.edge_count > 0
         && !tree.is_full()
         && !clearly_ahead_after_target(tree, budget)
+}
+
+/// `count` of the eight symmetries, distinct, at random (one as every leaf draws it).
+fn sample_symmetries(count: usize, rng: &mut SmallRng) -> Vec<usize> {
+    if count <= 1 {
+        return vec![rng.random_range(0..8)];
+    }
+    let mut all: Vec<usize> = (0..8).collect();
+    all.shuffle(rng);
+    all.truncate(count);
+    all
 }
 
 /// The tree, even if a thread panicked holding it.

@@ -543,6 +543,45 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
     all(test_nets, debug_assertions),
     ignore = "slow in debug: run with --release"
 )]
+fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
+    // The net is not exactly symmetric: one symmetry gives the four 3-3 points of an empty
+    // board different priors, the mean of all eight the same. A root the tree kept (after
+    // Black's E5, the board symmetric again) is evaluated again.
+    let priors_at_3_3 = |search: &PuctSearch| {
+        let tree = &search.tree;
+        let corners = [(2, 2), (6, 2), (2, 6), (6, 6)].map(|(x, y)| Move::Play(Point::new(9, x, y)));
+        corners.map(|corner| {
+            let edge = tree.nodes[ROOT].edges().find(|&e| tree.edges[e].mv() == corner);
+            tree.child(ROOT, edge.expect("a root child")).prior
+        })
+    };
+    let spread = |p: [f32; 4]| {
+        p.iter().copied().fold(f32::MIN, f32::max) - p.iter().copied().fold(f32::MAX, f32::min)
+    };
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut one = net_search(40, 1);
+    one.choose(&game, Color::Black, &Budget::default());
+    assert!(spread(priors_at_3_3(&one)) > 1e-5, "{:?}", priors_at_3_3(&one));
+    let mut all = net_search(40, 1);
+    all.settings.root_symmetries = 8;
+    let first = all.choose(&game, Color::Black, &Budget::default()).mv;
+    assert!(spread(priors_at_3_3(&all)) < 1e-6, "{:?}", priors_at_3_3(&all));
+    assert_eq!(first, Move::Play(Point::new(9, 4, 4)), "the net opens at E5");
+    game.play(Color::Black, first).unwrap();
+    all.choose(&game, Color::White, &Budget::default());
+    assert!(all.last_reused > 0);
+    assert!(spread(priors_at_3_3(&all)) < 1e-6, "{:?}", priors_at_3_3(&all));
+}
+
+#[test]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut search = net_search(80, 1);

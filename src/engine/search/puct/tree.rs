@@ -312,6 +312,20 @@ impl Tree {
         }
     }
 
+    /// Gives the children of `at` the priors of `children` (those of its moves listed).
+    pub(super) fn set_priors(&mut self, at: usize, children: &[(Move, f32)]) {
+        for edge in self.nodes[at].edges() {
+            let e = self.edges[edge];
+            let Some(&(_, prior)) = children.iter().find(|&&(mv, _)| mv == e.mv()) else {
+                continue;
+            };
+            match e.node() {
+                Some(id) => self.nodes[id].prior = prior,
+                None => self.edges[edge].slot = prior.to_bits(),
+            }
+        }
+    }
+
     /// The visits of the child at `edge`.
     pub(super) fn edge_visits(&self, edge: usize) -> u32 {
         self.edges[edge]
