@@ -167,7 +167,12 @@ impl SearchSettings {
         within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
         within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
         within("playout_doubling_cap", self.playout_doubling_cap, 0.0, 0.5)?;
-        within("value_weight_exponent", self.value_weight_exponent, 0.0, 1.0)?;
+        within(
+            "value_weight_exponent",
+            self.value_weight_exponent,
+            0.0,
+            1.0,
+        )?;
         within("root_symmetries", self.root_symmetries, 1, 8)?;
         within(
             "handicap_komi",

@@ -99,7 +99,11 @@ impl Evaluator<'_> {
     /// `leaf` evaluated under each of `symmetries` and the answers averaged (KataGo's
     /// `rootNumSymmetriesToSample`: priors free of one symmetry's noise), not through the
     /// cache, which keeps one symmetry's answer a position; `None` for a game over.
-    pub(super) fn evaluate_averaged(&self, leaf: &Leaf, symmetries: &[usize]) -> Option<Evaluation> {
+    pub(super) fn evaluate_averaged(
+        &self,
+        leaf: &Leaf,
+        symmetries: &[usize],
+    ) -> Option<Evaluation> {
         let features = self.features(leaf, self.net.input_options())?;
         let inputs: Vec<(&Features, usize)> = symmetries.iter().map(|&s| (&features, s)).collect();
         let out = NetOutput::mean(&self.net.evaluate_batch(&inputs, DEFAULT_OPTIMISM))?;

@@ -549,9 +549,12 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
     // Black's E5, the board symmetric again) is evaluated again.
     let priors_at_3_3 = |search: &PuctSearch| {
         let tree = &search.tree;
-        let corners = [(2, 2), (6, 2), (2, 6), (6, 6)].map(|(x, y)| Move::Play(Point::new(9, x, y)));
+        let corners =
+            [(2, 2), (6, 2), (2, 6), (6, 6)].map(|(x, y)| Move::Play(Point::new(9, x, y)));
         corners.map(|corner| {
-            let edge = tree.nodes[ROOT].edges().find(|&e| tree.edges[e].mv() == corner);
+            let edge = tree.nodes[ROOT]
+                .edges()
+                .find(|&e| tree.edges[e].mv() == corner);
             tree.child(ROOT, edge.expect("a root child")).prior
         })
     };
@@ -561,16 +564,32 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut one = net_search(40, 1);
     one.choose(&game, Color::Black, &Budget::default());
-    assert!(spread(priors_at_3_3(&one)) > 1e-5, "{:?}", priors_at_3_3(&one));
+    assert!(
+        spread(priors_at_3_3(&one)) > 1e-5,
+        "{:?}",
+        priors_at_3_3(&one)
+    );
     let mut all = net_search(40, 1);
     all.settings.root_symmetries = 8;
     let first = all.choose(&game, Color::Black, &Budget::default()).mv;
-    assert!(spread(priors_at_3_3(&all)) < 1e-6, "{:?}", priors_at_3_3(&all));
-    assert_eq!(first, Move::Play(Point::new(9, 4, 4)), "the net opens at E5");
+    assert!(
+        spread(priors_at_3_3(&all)) < 1e-6,
+        "{:?}",
+        priors_at_3_3(&all)
+    );
+    assert_eq!(
+        first,
+        Move::Play(Point::new(9, 4, 4)),
+        "the net opens at E5"
+    );
     game.play(Color::Black, first).unwrap();
     all.choose(&game, Color::White, &Budget::default());
     assert!(all.last_reused > 0);
-    assert!(spread(priors_at_3_3(&all)) < 1e-6, "{:?}", priors_at_3_3(&all));
+    assert!(
+        spread(priors_at_3_3(&all)) < 1e-6,
+        "{:?}",
+        priors_at_3_3(&all)
+    );
 }
 
 #[test]

@@ -459,7 +459,10 @@ impl Tree {
             let to_white = -sign(node.mover);
             let own = f64::from(node.evaluation) + f64::from(node.own_bias);
             let (sum, sum_sq) = children.iter().fold((own, own * own), |(s, q), c| {
-                (s + c.weight * to_white * c.utility, q + c.weight * c.mean_sq)
+                (
+                    s + c.weight * to_white * c.utility,
+                    q + c.weight * c.mean_sq,
+                )
             });
             let per_visit = f64::from(node.visits) / (total + 1.0);
             let node = &mut self.nodes[id];
