@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use super::budget::Budget;
 use super::playout_search::{Search, opponents_last_stone};
-use super::report::{AnalysisRequest, MoveInfo, Report, RootInfo, ScoreStats, move_infos};
+use super::report::{
+    AnalysisRequest, MoveInfo, Report, RootInfo, ScoreStats, move_infos, win_loss_utility,
+};
 use super::root_tally::RootTally;
 use super::search_tree::RootGame;
 use super::tree::{NodeId, ROOT, Stats, game_move, node_move};
@@ -130,7 +132,7 @@ impl Search {
             root: RootInfo {
                 visits: u64::from(root.visits).max(visits),
                 winrate,
-                utility: 2.0 * winrate - 1.0,
+                utility: win_loss_utility(winrate),
                 score: tally.overall().map(for_color),
             },
             ownership,

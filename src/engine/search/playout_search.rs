@@ -10,7 +10,7 @@ use super::budget::{Budget, Choice};
 use super::dynamic_komi;
 use super::pass::{self, Candidate, pass_ends_in_win};
 use super::priors;
-use super::report::{Report, RootInfo};
+use super::report::{Report, RootInfo, win_loss_utility};
 use super::root_tally::RootTally;
 use super::search_tree::{RootGame, SearchTree};
 use super::settings::{
@@ -387,7 +387,7 @@ impl Search {
             root: RootInfo {
                 visits,
                 winrate,
-                utility: 2.0 * winrate - 1.0,
+                utility: win_loss_utility(winrate),
                 score: None,
             },
             moves,

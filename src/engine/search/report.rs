@@ -105,6 +105,11 @@ pub struct MoveInfo {
     pub ownership: Option<Vec<f32>>,
 }
 
+/// The utility of a win rate alone (a search that weighs no score): from -1 to 1.
+pub fn win_loss_utility(winrate: f32) -> f32 {
+    2.0 * winrate - 1.0
+}
+
 /// The visited root children among `ranked` (the order reported), each with its visits, its
 /// win rate, a lower confidence bound of it (1.96 standard errors below) and its principal
 /// variation; `detail` adds what only its search knows (the prior, a utility with score terms,
@@ -128,7 +133,7 @@ pub fn move_infos<T: SearchTree>(
                 winrate,
                 prior: 0.0,
                 lcb: (winrate - 1.96 * spread).max(0.0),
-                utility: 2.0 * winrate - 1.0,
+                utility: win_loss_utility(winrate),
                 order,
                 pv: tree.principal_variation(node),
                 score: None,

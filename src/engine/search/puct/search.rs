@@ -316,11 +316,7 @@ impl PuctSearch {
             run.evaluator.center = root.lead / f64::from(root.visits);
             if root_symmetries > 1 {
                 // Expanded as a leaf under one symmetry: its priors from several now.
-                let leaf = Leaf {
-                    path: vec![ROOT],
-                    position: run.root.clone(),
-                    to_move: color,
-                };
+                let leaf = run.root_leaf(color);
                 let symmetries = sample_symmetries(root_symmetries, &mut rng);
                 if let Some(averaged) = run.evaluator.evaluate_averaged(&leaf, &symmetries) {
                     self.tree.set_priors(ROOT, &averaged.children);
@@ -331,11 +327,7 @@ impl PuctSearch {
             self.last_reused = 0;
             let tree = &mut self.tree;
             tree.restart(color.opponent(), size * size);
-            let root = Leaf {
-                path: vec![ROOT],
-                position: run.root.clone(),
-                to_move: color,
-            };
+            let root = run.root_leaf(color);
             let symmetries = sample_symmetries(root_symmetries, &mut rng);
             let averaged = (symmetries.len() > 1)
                 .then(|| run.evaluator.evaluate_averaged(&root, &symmetries))
@@ -444,6 +436,15 @@ fn lock(tree: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
 }
 
 impl Run<'_> {
+    /// The root as a leaf to evaluate, `to_move` to play.
+    fn root_leaf(&self, to_move: Color) -> Leaf {
+        Leaf {
+            path: vec![ROOT],
+            position: self.root.clone(),
+            to_move,
+        }
+    }
+
     /// The net's evaluations of `leaves`, each under its symmetry, timed.
     fn evaluate(&self, leaves: &[Leaf], symmetries: &[usize]) -> Vec<super::evaluate::Evaluation> {
         let started = Instant::now();
