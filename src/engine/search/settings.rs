@@ -123,6 +123,10 @@ pub struct SearchSettings {
     /// and value their mean, 1 to 8 (KataGo's `rootNumSymmetriesToSample`; 1: one at random,
     /// as every leaf).
     pub root_symmetries: usize,
+    /// With a net: whether a move's search, on a board a symmetry maps onto itself, looks at
+    /// one move of each set the symmetry makes equivalent (KataGo's `rootSymmetryPruning`, on
+    /// in its GTP engine).
+    pub root_symmetry_pruning: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -238,7 +242,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 19] = [
+const PARAMS: [Param; 20] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -258,6 +262,7 @@ const PARAMS: [Param; 19] = [
     param!(plain "value_weight_exponent" ["valueWeightExponent"] value_weight_exponent),
     param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
     param!(plain "root_symmetries" ["rootNumSymmetriesToSample"] root_symmetries),
+    param!(plain "root_symmetry_pruning" ["rootSymmetryPruning"] root_symmetry_pruning),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -339,6 +344,7 @@ impl Default for SearchSettings {
             value_weight_exponent: 0.0,
             noise_pruning: false,
             root_symmetries: 1,
+            root_symmetry_pruning: false,
             early_stop: true,
         }
     }
@@ -371,6 +377,7 @@ mod tests {
             ("valueWeightExponent", "0.25"),
             ("useNoisePruning", "true"),
             ("rootNumSymmetriesToSample", "8"),
+            ("rootSymmetryPruning", "true"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");

@@ -15,12 +15,11 @@
 //! `c = 1.0 + 0.45 * ln((N + 500) / 500)` (N: the visits of the parent's children, n the
 //! child's, both counting the visits in flight), and an unvisited child valued at its
 //! parent's average utility less `0.2 * sqrt(the policy of the visited children)` (0.1 at the
-//! root): first-play urgency. Three parts of KataGo's search are the level's to turn on
-//! (`utility_stdev_scale`, `fpu_from_evaluation`, `lcb_selection`; docs/SEARCH.md has their
-//! matches). Threads share one tree under one lock, taken to descend and to back up, not
-//! while the net evaluates; a visit in flight counts as a loss for the player choosing
-//! (virtual loss). On the clock a thread descends `leaf_batch` times before it
-//! evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
+//! root): first-play urgency. Other parts of KataGo's search are the level's to turn on
+//! (docs/SEARCH.md lists them with their matches). Threads share one tree under one lock,
+//! taken to descend and to back up, not while the net evaluates; a visit in flight counts as
+//! a loss for the player choosing (virtual loss). On the clock a thread descends `leaf_batch`
+//! times before it evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
 //! symmetries, unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by its rules on the board as it stands.
 //! The move played is the most visited root child (with `lcb_selection`, the one of the best
@@ -33,6 +32,7 @@
 mod descent;
 mod evaluate;
 mod report;
+mod root_symmetry;
 mod search;
 mod subtree_bias;
 mod tree;

@@ -14,6 +14,7 @@ use rand::{RngExt, SeedableRng};
 
 use super::descent::{Exploration, Leaf, Position};
 use super::evaluate::Evaluator;
+use super::root_symmetry;
 use super::tree::{ROOT, TREE_BYTES, Tree};
 use super::value_weight::ValueWeighting;
 use crate::engine::search::budget::{Budget, Choice};
@@ -302,7 +303,16 @@ impl PuctSearch {
             exponent: f64::from(self.settings.value_weight_exponent),
             noise_pruning: self.settings.noise_pruning,
         };
-        let fresh = report.is_some() || !allow.is_empty() || !avoid.is_empty();
+        // An analysis shows every move, so only a move's search prunes symmetric copies.
+        let duplicates = if self.settings.root_symmetry_pruning && report.is_none() {
+            let skipped =
+                |mv: Move| (!allow.is_empty() && !allow.contains(&mv)) || avoid.contains(&mv);
+            root_symmetry::duplicate_moves(game, color, skipped)
+        } else {
+            Vec::new()
+        };
+        let fresh =
+            report.is_some() || !allow.is_empty() || !avoid.is_empty() || !duplicates.is_empty();
         let reused = if fresh {
             self.reusable = None;
             false
@@ -342,7 +352,11 @@ impl PuctSearch {
                 .children
                 .iter()
                 .copied()
-                .filter(|(mv, _)| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv))
+                .filter(|(mv, _)| {
+                    (allow.is_empty() || allow.contains(mv))
+                        && !avoid.contains(mv)
+                        && !duplicates.contains(mv)
+                })
                 .collect();
             tree.expand(ROOT, &children, moves_ownership);
             tree.nodes[ROOT].in_flight = 1;

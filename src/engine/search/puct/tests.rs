@@ -601,6 +601,44 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
     all(test_nets, debug_assertions),
     ignore = "slow in debug: run with --release"
 )]
+fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    let mut plain = net_search(40, 1);
+    plain.choose(&game, Color::Black, &Budget::default());
+    assert_eq!(plain.tree.nodes[ROOT].edge_count, 82);
+    let mut pruned = net_search(40, 1);
+    pruned.settings.root_symmetry_pruning = true;
+    pruned.choose(&game, Color::Black, &Budget::default());
+    // An empty 9x9 board has 15 sets of equivalent points; the pass stays.
+    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 16);
+    // After the tengen the board is symmetric again: the kept tree gives way to a pruned root.
+    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+        .unwrap();
+    pruned.choose(&game, Color::White, &Budget::default());
+    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 15);
+    assert_eq!(pruned.last_reused, 0);
+    // An analysis shows every move.
+    let request = AnalysisRequest::new(
+        Color::White,
+        Duration::from_secs(3600),
+        Budget {
+            playouts: Some(40),
+            ..Budget::default()
+        },
+    );
+    pruned.analyze(&game, &request, |_| true);
+    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 81);
+}
+
+#[test]
+#[cfg_attr(
+    not(test_nets),
+    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
+)]
+#[cfg_attr(
+    all(test_nets, debug_assertions),
+    ignore = "slow in debug: run with --release"
+)]
 fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut search = net_search(80, 1);
