@@ -53,19 +53,23 @@ pub(super) fn duplicate_moves(
 fn kept_symmetries(game: &Game, to_move: Color) -> Vec<usize> {
     let board = game.board();
     let size = board.size();
-    let banned = board.points().any(|p| {
-        matches!(
-            game.legality(to_move, Move::Play(p)),
-            Err(IllegalMove::Ko | IllegalMove::Superko)
-        )
-    });
-    if banned {
+    let color = |i: usize| board.color_at(Point::new(size, i % size, size - 1 - i / size));
+    let symmetries: Vec<usize> = (1..8)
+        .filter(|&s| (0..size * size).all(|i| color(i) == color(transform(s, size, i))))
+        .collect();
+    let banned = || {
+        board.points().any(|p| {
+            matches!(
+                game.legality(to_move, Move::Play(p)),
+                Err(IllegalMove::Ko | IllegalMove::Superko)
+            )
+        })
+    };
+    // The stones are checked first: most boards keep no symmetry, and then no ban matters.
+    if symmetries.is_empty() || banned() {
         return Vec::new();
     }
-    let color = |i: usize| board.color_at(Point::new(size, i % size, size - 1 - i / size));
-    (1..8)
-        .filter(|&s| (0..size * size).all(|i| color(i) == color(transform(s, size, i))))
-        .collect()
+    symmetries
 }
 
 #[cfg(test)]
