@@ -137,6 +137,12 @@ fn evaluation_of(out: &NetOutput, leaf: &Leaf) -> Evaluation {
     }
 }
 
+/// The point at index `i` of the net's planes (KataGo's `y * size + x`, `y` the row from the
+/// top), on a board of `size`.
+pub(super) fn net_point(size: usize, i: usize) -> Point {
+    Point::new(size, i % size, size - 1 - i / size)
+}
+
 /// The net's policy for `color` to play in `game` (symmetry 0): each legal move and the pass
 /// with its prior, the priors summing to 1.
 pub fn net_priors(net: &Net, game: &Game, color: Color) -> Vec<(Move, f32)> {
@@ -158,13 +164,10 @@ pub fn net_view(net: &Net, game: &Game, color: Color) -> (Vec<(Move, f32)>, NetO
 fn legal_priors(out: &NetOutput, game: &Game, to_move: Color) -> Vec<(Move, f32)> {
     let size = game.size();
     let mut children: Vec<(Move, f32)> = Vec::new();
-    for y in 0..size {
-        for x in 0..size {
-            let p = out.policy[y * size + x];
-            let mv = Move::Play(Point::new(size, x, size - 1 - y));
-            if p.is_finite() && game.legality(to_move, mv).is_ok() {
-                children.push((mv, p.max(0.0)));
-            }
+    for (i, &p) in out.policy.iter().enumerate().take(size * size) {
+        let mv = Move::Play(net_point(size, i));
+        if p.is_finite() && game.legality(to_move, mv).is_ok() {
+            children.push((mv, p.max(0.0)));
         }
     }
     children.push((Move::Pass, out.policy_pass.max(0.0)));

@@ -19,8 +19,8 @@
 //! (docs/SEARCH.md lists them with their matches). Threads share one tree under one lock,
 //! taken to descend and to back up, not while the net evaluates; a visit in flight counts as
 //! a loss for the player choosing (virtual loss). On the clock a thread descends `leaf_batch`
-//! times before it evaluates the leaves in one batch. Each evaluation takes a random one of the net's eight
-//! symmetries, unless the net's cache holds the position already.
+//! times before it evaluates the leaves in one batch. Each evaluation takes a random one of
+//! the net's eight symmetries, unless the net's cache holds the position already.
 //! A game that ends in the tree (two passes) is scored by its rules on the board as it stands.
 //! The move played is the most visited root child (with `lcb_selection`, the one of the best
 //! lower confidence bound). In a handicap game with dynamic komi on (`handicap_komi`), a move

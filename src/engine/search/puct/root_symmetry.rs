@@ -2,8 +2,9 @@
 //! that a symmetry of the square maps onto itself, a move's search looks at one move of each
 //! set of moves the symmetry makes equivalent, and spends the visits the copies would take.
 
+use super::evaluate::net_point;
 use crate::knowledge::net::forward::symmetry::transform;
-use crate::rules::board::{Color, Move, Point};
+use crate::rules::board::{Color, Move};
 use crate::rules::game::{Game, IllegalMove};
 
 /// The root moves of `game` (`to_move` to play) that copy another under a symmetry of the
@@ -16,9 +17,7 @@ pub(super) fn duplicate_moves(
     skipped: impl Fn(Move) -> bool,
 ) -> Vec<Move> {
     let size = game.size();
-    // KataGo's coordinates: `x` the column, `y` the row from the top; `y * size + x` the
-    // index its symmetries move.
-    let point = |i: usize| Point::new(size, i % size, size - 1 - i / size);
+    let point = |i: usize| net_point(size, i);
     let symmetries = kept_symmetries(game, to_move);
     if symmetries.is_empty() {
         return Vec::new();
@@ -27,6 +26,7 @@ pub(super) fn duplicate_moves(
         Color::Black => (0..size).rev().collect(),
         Color::White => (0..size).collect(),
     };
+    // `x` the column, `y` the row from the top, as the symmetries number the points.
     let mut duplicate = vec![false; size * size];
     for x in columns {
         for y in 0..size {
@@ -53,7 +53,7 @@ pub(super) fn duplicate_moves(
 fn kept_symmetries(game: &Game, to_move: Color) -> Vec<usize> {
     let board = game.board();
     let size = board.size();
-    let color = |i: usize| board.color_at(Point::new(size, i % size, size - 1 - i / size));
+    let color = |i: usize| board.color_at(net_point(size, i));
     let symmetries: Vec<usize> = (1..8)
         .filter(|&s| (0..size * size).all(|i| color(i) == color(transform(s, size, i))))
         .collect();
@@ -75,6 +75,7 @@ fn kept_symmetries(game: &Game, to_move: Color) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::board::Point;
     use crate::rules::game::Rules;
 
     fn game_after(size: usize, moves: &[&str]) -> Game {
@@ -99,7 +100,8 @@ mod tests {
     fn an_empty_board_keeps_one_move_of_each_eight() {
         let game = Game::new(9, Rules::chinese(7.0));
         let duplicates = duplicate_moves(&game, Color::Black, |_| false);
-        // 81 points: the centre alone, 10 classes of eight... 15 classes in all on 9x9.
+        // The centre, four sets of four on the diagonals, four on the middle lines and six
+        // sets of eight elsewhere: 15 of 81 points.
         assert_eq!(81 - duplicates.len(), 15);
         let kept = |v: &str| !vertices(&duplicates, 9).contains(&v.to_string());
         // Black keeps the top right's copies, White the top left's.

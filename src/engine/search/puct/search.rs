@@ -303,11 +303,10 @@ impl PuctSearch {
             exponent: f64::from(self.settings.value_weight_exponent),
             noise_pruning: self.settings.noise_pruning,
         };
+        let asked = |mv: &Move| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv);
         // An analysis shows every move, so only a move's search prunes symmetric copies.
         let duplicates = if self.settings.root_symmetry_pruning && report.is_none() {
-            let skipped =
-                |mv: Move| (!allow.is_empty() && !allow.contains(&mv)) || avoid.contains(&mv);
-            root_symmetry::duplicate_moves(game, color, skipped)
+            root_symmetry::duplicate_moves(game, color, |mv| !asked(&mv))
         } else {
             Vec::new()
         };
@@ -352,11 +351,7 @@ impl PuctSearch {
                 .children
                 .iter()
                 .copied()
-                .filter(|(mv, _)| {
-                    (allow.is_empty() || allow.contains(mv))
-                        && !avoid.contains(mv)
-                        && !duplicates.contains(mv)
-                })
+                .filter(|(mv, _)| asked(mv) && !duplicates.contains(mv))
                 .collect();
             tree.expand(ROOT, &children, moves_ownership);
             tree.nodes[ROOT].in_flight = 1;
