@@ -8,8 +8,9 @@
 //! `f(s, c, k) = 2/pi * atan((s - c) / (k * sqrt(board area)))`,
 //!
 //! with `score` the net's expected score (`white_score_selfplay`) and `center` the root's
-//! expected score when the search starts. KataGo integrates `f` over a normal distribution of
-//! the score (its stdev from the score's square); this takes `f` at the mean.
+//! expected score when the search starts, moved a fifth of the way to 0. As in KataGo, each
+//! score term is averaged over a normal spread of the score, its deviation from the net's
+//! expected square of the score (`white_score_selfplay_sq`).
 //!
 //! Selection is KataGo's PUCT: a child's `Q + c * P * sqrt(N) / (1 + n)` with
 //! `c = 1.0 + 0.45 * ln((N + 500) / 500)` (N: the visits of the parent's children, n the

@@ -322,7 +322,7 @@ impl PuctSearch {
         let has_children = if reused {
             let root = &self.tree.nodes[ROOT];
             self.last_reused = root.visits;
-            run.evaluator.center = root.lead / f64::from(root.visits);
+            run.evaluator.center_on(root.score / f64::from(root.visits));
             if root_symmetries > 1 {
                 // Expanded as a leaf under one symmetry: its priors from several now.
                 let leaf = run.root_leaf(color);
@@ -346,7 +346,7 @@ impl PuctSearch {
             else {
                 return 0;
             };
-            run.evaluator.center = root_eval.value.score;
+            run.evaluator.center_on(root_eval.value.score);
             let children: Vec<(Move, f32)> = root_eval
                 .children
                 .iter()

@@ -10,7 +10,7 @@ use crate::engine::search::search_tree::SearchTree;
 use crate::rules::board::{Color, Move, Point};
 
 /// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
-/// tree is full stops, as when its budget ends. A visit makes at most one node (104 bytes) and
+/// tree is full stops, as when its budget ends. A visit makes at most one node (112 bytes) and
 /// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
 /// on 19x19 and 77,000 on 9x9. With the net's weights, its cache full and the threads' malloc
 /// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
@@ -54,6 +54,8 @@ pub(super) struct Node {
     /// The node's part in the subtree value bias table ([`NO_ENTRY`]: none).
     pub(super) bias: Share,
     pub(super) winloss: f64,
+    /// The expected final score's sum, which centres the score utility when the tree is kept.
+    pub(super) score: f64,
     pub(super) lead: f64,
     lead_sq: f64,
     /// The children are the edges `first_edge..first_edge + edge_count`.
@@ -84,6 +86,7 @@ impl Node {
                 ..Share::default()
             },
             winloss: 0.0,
+            score: 0.0,
             lead: 0.0,
             lead_sq: 0.0,
             first_edge: 0,
@@ -226,6 +229,8 @@ pub(super) struct Value {
     pub(super) winloss: f64,
     /// The expected final score.
     pub(super) score: f64,
+    /// The expected square of the final score: with `score`, its spread.
+    pub(super) score_sq: f64,
     /// The lead (what komi would make the game even).
     pub(super) lead: f64,
 }
@@ -411,6 +416,7 @@ impl Tree {
             node.utility += backed;
             node.utility_sq += backed * backed;
             node.winloss += value.winloss;
+            node.score += value.score;
             node.lead += value.lead;
             node.lead_sq += value.lead * value.lead;
             if let (Some(sum), Some(leaf)) = (node.ownership.as_mut(), ownership) {
