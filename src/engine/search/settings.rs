@@ -92,11 +92,12 @@ pub struct SearchSettings {
     /// evaluates in one batch.
     pub leaf_batch: usize,
     /// With a net: how much the spread of a node's utilities scales its exploration, from 0
-    /// (none) to 1 (in proportion; KataGo's `cpuctUtilityStdevScale`).
+    /// (none) to 1 (in proportion; KataGo's `cpuctUtilityStdevScale`, 0.85 as in its GTP
+    /// engine).
     pub utility_stdev_scale: f32,
     /// With a net: whether the move played is the root child of the highest lower confidence
     /// bound on its utility, among those visited at least 15% as often as the most visited
-    /// (KataGo's `useLcbForSelection`); else the most visited.
+    /// (KataGo's `useLcbForSelection`, on as in its GTP engine); else the most visited.
     pub lcb_selection: bool,
     /// With a net: whether an unvisited move's value (first-play urgency) starts from a blend
     /// of its parent's own evaluation and the parent's mean, the mean weighing the square of
@@ -117,7 +118,7 @@ pub struct SearchSettings {
     pub value_weight_exponent: f32,
     /// With a net: whether a child that got more visits than its policy share, yet looks
     /// worse than the children of higher policy, has the excess weighed down in its parent's
-    /// value (KataGo's `useNoisePruning`).
+    /// value (KataGo's `useNoisePruning`, on as in its GTP engine).
     pub noise_pruning: bool,
     /// With a net: how many of the eight symmetries the root is evaluated under, its priors
     /// and value their mean, 1 to 8 (KataGo's `rootNumSymmetriesToSample`; 1: one at random,
@@ -336,15 +337,15 @@ impl Default for SearchSettings {
             ponder: false,
             book_set: None,
             leaf_batch: DEFAULT_LEAF_BATCH,
-            utility_stdev_scale: 0.0,
-            lcb_selection: false,
+            utility_stdev_scale: 0.85,
+            lcb_selection: true,
             fpu_from_evaluation: false,
             subtree_bias: 0.0,
             playout_doubling_cap: 0.0,
-            value_weight_exponent: 0.0,
-            noise_pruning: false,
+            value_weight_exponent: 0.25,
+            noise_pruning: true,
             root_symmetries: 1,
-            root_symmetry_pruning: false,
+            root_symmetry_pruning: true,
             early_stop: true,
         }
     }
@@ -369,15 +370,15 @@ mod tests {
             ("ponderingEnabled", "true"),
             ("book", "false"),
             ("leaf_batch", "8"),
-            ("cpuctUtilityStdevScale", "0.85"),
-            ("useLcbForSelection", "true"),
+            ("cpuctUtilityStdevScale", "0.5"),
+            ("useLcbForSelection", "false"),
             ("fpuParentWeightByVisitedPolicy", "true"),
             ("subtreeValueBiasFactor", "0.45"),
             ("dynamicPlayoutDoublingAdvantageCapPerOppLead", "0.045"),
-            ("valueWeightExponent", "0.25"),
-            ("useNoisePruning", "true"),
+            ("valueWeightExponent", "0.5"),
+            ("useNoisePruning", "false"),
             ("rootNumSymmetriesToSample", "8"),
-            ("rootSymmetryPruning", "true"),
+            ("rootSymmetryPruning", "false"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");

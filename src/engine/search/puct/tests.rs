@@ -397,6 +397,9 @@ fn real_net() -> Arc<Net> {
     )
 }
 
+/// A search of `visits` on `threads` with the real net, every root move searched: the tests
+/// of tree reuse start from boards a symmetry maps onto themselves, where root symmetry
+/// pruning would drop the kept tree.
 fn net_search(visits: u64, threads: usize) -> PuctSearch {
     PuctSearch::new(
         real_net(),
@@ -404,6 +407,7 @@ fn net_search(visits: u64, threads: usize) -> PuctSearch {
             playouts: Some(visits),
             threads,
             seed: Some(1),
+            root_symmetry_pruning: false,
             ..SearchSettings::default()
         },
     )
@@ -572,18 +576,14 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
     );
     let mut all = net_search(40, 1);
     all.settings.root_symmetries = 8;
-    let first = all.choose(&game, Color::Black, &Budget::default()).mv;
+    all.choose(&game, Color::Black, &Budget::default());
     assert!(
         spread(priors_at_3_3(&all)) < 1e-6,
         "{:?}",
         priors_at_3_3(&all)
     );
-    assert_eq!(
-        first,
-        Move::Play(Point::new(9, 4, 4)),
-        "the net opens at E5"
-    );
-    game.play(Color::Black, first).unwrap();
+    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+        .unwrap();
     all.choose(&game, Color::White, &Budget::default());
     assert!(all.last_reused > 0);
     assert!(
