@@ -369,10 +369,11 @@ fn openings_start_each_pair_of_games_and_the_sprt_can_stop_early() {
 fn an_opening_is_its_setup_stones_and_first_moves_never_a_finished_game() {
     let dir = scratch_dir("match-opening-moves");
     std::fs::create_dir_all(&dir).unwrap();
-    // Setup stones, then a whole game that ends with two passes.
+    // Setup stones, then a whole game that ends with two passes, its sixth move illegal (E5
+    // is taken): past the opening, a record is not read.
     std::fs::write(
         dir.join("finished.sgf"),
-        "(;SZ[9]AB[cc]AW[gg];B[ee];W[ce];B[ec];W[eg];B[ge];W[];B[])",
+        "(;SZ[9]AB[cc]AW[gg];B[ee];W[ce];B[ec];W[eg];B[ge];W[ee];W[];B[])",
     )
     .unwrap();
     let sgf_dir = dir.join("games");

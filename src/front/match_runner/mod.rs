@@ -420,11 +420,13 @@ fn handicap_points(options: &MatchOptions) -> Result<Vec<Point>, MatchError> {
     })
 }
 
-/// One opening's moves.
+/// One opening's moves. The record is read no further than the opening, so a later move the
+/// match's rules refuse (a suicide under other rules) does not matter.
 fn load_opening(file: &Path, options: &MatchOptions) -> Result<Vec<(Color, Move)>, MatchError> {
     let bad = |why: String| MatchError::Opening(file.to_path_buf(), why);
-    let game =
-        sgf::load_file(file, None, Rules::chinese(options.komi)).map_err(|e| bad(e.to_string()))?;
+    let stop_before = options.opening_moves.saturating_add(1);
+    let game = sgf::load_file(file, Some(stop_before), Rules::chinese(options.komi))
+        .map_err(|e| bad(e.to_string()))?;
     if game.size() != options.size {
         return Err(bad(format!(
             "it is a {0}x{0} game, the match is {1}x{1}",
