@@ -423,12 +423,8 @@ fn black_move(rows: &[&str], visits: u64, threads: usize) -> String {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn the_net_search_captures_to_save_its_own_stones() {
     // Black's four stones in atari can only be saved by taking F6 at E6.
@@ -449,12 +445,8 @@ fn the_net_search_captures_to_save_its_own_stones() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn the_net_search_saves_three_stones_in_atari() {
     let rows = [
@@ -473,12 +465,8 @@ fn the_net_search_saves_three_stones_in_atari() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn an_analysis_reports_moves_and_the_nets_ownership() {
     let game = Game::from_rows(
@@ -541,12 +529,8 @@ fn an_analysis_reports_moves_and_the_nets_ownership() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
     // The net is not exactly symmetric: one symmetry gives the four 3-3 points of an empty
@@ -595,12 +579,8 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
     let mut game = Game::new(9, Rules::chinese(7.5));
@@ -633,12 +613,8 @@ fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let mut game = Game::new(9, Rules::chinese(7.5));
@@ -681,12 +657,8 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn a_search_stops_when_its_tree_has_no_more_room() {
     let game = Game::new(9, Rules::chinese(7.5));
@@ -711,12 +683,8 @@ fn a_search_stops_when_its_tree_has_no_more_room() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
     let settings = SearchSettings {
@@ -762,12 +730,8 @@ fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
     let game = Game::new(9, Rules::chinese(7.5));
@@ -797,12 +761,8 @@ fn unvisited_children_rank_by_prior() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn a_search_out_of_time_plays_the_policys_move() {
     let game = Game::new(9, Rules::chinese(7.5));
@@ -817,12 +777,8 @@ fn a_search_out_of_time_plays_the_policys_move() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn pondering_leaves_a_tree_for_the_next_move() {
     let mut game = Game::new(9, Rules::chinese(7.5));
@@ -844,12 +800,8 @@ fn pondering_leaves_a_tree_for_the_next_move() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
     let net = real_net();
@@ -901,12 +853,8 @@ fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
     let game = two_stone_game();
@@ -936,12 +884,8 @@ fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
 
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
     let mut game = two_stone_game();

@@ -340,12 +340,8 @@ fn within_tolerance(errors: &MaxErrors) {
 /// squared score 1%), ownership 2e-3.
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn real_net_matches_katago_on_empty_boards() {
     let net = real_net();
@@ -409,12 +405,8 @@ fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxError
 /// answers; the positions evaluated one by one and in batches.
 #[test]
 #[cfg_attr(
-    not(test_nets),
-    ignore = "g170-b6c96.bin.gz not in TENGEN_TEST_NETS (../shared/nets)"
-)]
-#[cfg_attr(
-    all(test_nets, debug_assertions),
-    ignore = "slow in debug: run with --release"
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
 fn real_net_matches_katago_on_every_recorded_position() {
     let net = real_net();
