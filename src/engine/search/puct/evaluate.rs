@@ -62,7 +62,10 @@ impl Evaluator<'_> {
     /// dynamic scale.
     pub(super) fn center_on(&mut self, score: f64) {
         let cap = DYNAMIC_SCORE_SCALE * self.sqrt_area;
-        self.center = (score * (1.0 - DYNAMIC_CENTER_ZERO_WEIGHT)).clamp(score - cap, score + cap);
+        // max and min, not clamp, which panics on a NaN from a broken net.
+        self.center = (score * (1.0 - DYNAMIC_CENTER_ZERO_WEIGHT))
+            .max(score - cap)
+            .min(score + cap);
     }
 
     /// A leaf's utility from White's view (the formula in [`super`]'s comment).
