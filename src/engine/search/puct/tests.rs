@@ -670,7 +670,7 @@ fn a_search_stops_when_its_tree_has_no_more_room() {
     let tree = &search.tree;
     assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
     assert!(tree.is_full());
-    // A visit takes a node and an edge a legal move (88 + 8 * 82 bytes at most): the tree
+    // A visit takes a node and an edge a legal move (112 + 8 * 82 bytes at most): the tree
     // holds at least the visits that fill it.
     let visits = tree.nodes[ROOT].visits;
     let most_a_visit = (size_of::<Node>() + 82 * size_of::<Edge>()) as u32;
