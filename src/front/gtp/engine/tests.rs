@@ -154,36 +154,21 @@ fn handicap_commands() {
     );
     assert_eq!(e.game().to_move(), Color::White);
     ok(&mut e, "clear_board");
-    assert_eq!(
-        run(&mut e, "fixed_handicap 10"),
-        Err(GtpError::InvalidNumberOfStones)
-    );
-    assert_eq!(
-        run(&mut e, "fixed_handicap 1"),
-        Err(GtpError::InvalidNumberOfStones)
-    );
-    assert_eq!(
-        run(&mut e, "fixed_handicap -3"),
-        Err(GtpError::InvalidNumberOfStones)
-    );
+    for n in ["10", "1", "-3"] {
+        let line = format!("fixed_handicap {n}");
+        assert_eq!(run(&mut e, &line), Err(GtpError::InvalidNumberOfStones));
+    }
     assert_eq!(ok(&mut e, "place_free_handicap 12").split(' ').count(), 12);
     ok(&mut e, "clear_board");
-    assert_eq!(
-        run(&mut e, "set_free_handicap d4 d4"),
-        Err(GtpError::BadVertexList)
-    );
-    assert_eq!(
-        run(&mut e, "set_free_handicap d4 pass"),
-        Err(GtpError::BadVertexList)
-    );
-    assert_eq!(
-        run(&mut e, "set_free_handicap d4"),
-        Err(GtpError::BadVertexList)
-    );
-    assert_eq!(
-        run(&mut e, "set_free_handicap d4 zz"),
-        Err(GtpError::Syntax)
-    );
+    for (vertices, error) in [
+        ("d4 d4", GtpError::BadVertexList),
+        ("d4 pass", GtpError::BadVertexList),
+        ("d4", GtpError::BadVertexList),
+        ("d4 zz", GtpError::Syntax),
+    ] {
+        let line = format!("set_free_handicap {vertices}");
+        assert_eq!(run(&mut e, &line), Err(error), "{line}");
+    }
     ok(&mut e, "set_free_handicap d4 q16 k10");
     assert_eq!(e.game().handicap(), 3);
 }
@@ -424,50 +409,22 @@ fn kata_time_settings_takes_every_kind_it_lists() {
             "fischer-capped"
         ]
     );
-    let fischer = |main, increment, max_main, max_move| TimeSystem::Fischer {
-        main,
-        increment,
-        max_main,
-        max_move,
-    };
+    // Each kind's forms are the parser's tests (time.rs); here, that the engine sets the clock
+    // to what its parser reads.
     let steps = [
-        ("kata-time_settings none", TimeSystem::None),
-        (
-            "kata-time_settings absolute 90.5",
-            TimeSystem::Absolute { main: 90.5 },
-        ),
-        (
-            "kata-time_settings byoyomi 600 30 5",
-            TimeSystem::Byoyomi {
-                main: 600.0,
-                period: 30.0,
-                periods: 5,
-            },
-        ),
-        (
-            "kata-time_settings canadian 600 300 25",
-            TimeSystem::Canadian {
-                main: 600.0,
-                period: 300.0,
-                stones: 25,
-            },
-        ),
-        (
-            "kata-time_settings fischer 300 10",
-            fischer(300.0, 10.0, None, None),
-        ),
-        (
-            "kata-time_settings fischer-capped 600 10 1200 -1",
-            fischer(600.0, 10.0, Some(1200.0), None),
-        ),
-        (
-            "kata-time_settings FISCHER-CAPPED 60 2.5 -1 20",
-            fischer(60.0, 2.5, None, Some(20.0)),
-        ),
+        "kata-time_settings none",
+        "kata-time_settings absolute 90.5",
+        "kata-time_settings byoyomi 600 30 5",
+        "kata-time_settings canadian 600 300 25",
+        "kata-time_settings fischer 300 10",
+        "kata-time_settings fischer-capped 600 10 1200 -1",
+        "kata-time_settings FISCHER-CAPPED 60 2.5 -1 20",
     ];
-    for (line, system) in steps {
+    for line in steps {
         ok(&mut e, "time_left b 1 0");
         assert_eq!(ok(&mut e, line), "");
+        let args: Vec<String> = line.split_whitespace().skip(1).map(String::from).collect();
+        let system = crate::front::gtp::time::parse_kata_time_settings(&args).expect(line);
         let mut expected = Clock::default();
         expected.set_system(system);
         assert_eq!(e.clock, expected, "after `{line}`");
