@@ -128,6 +128,9 @@ pub struct SearchSettings {
     /// one move of each set the symmetry makes equivalent (KataGo's `rootSymmetryPruning`, on
     /// in its GTP engine).
     pub root_symmetry_pruning: bool,
+    /// With a net: whether the search is a graph, a position reached by two orders of moves
+    /// one node whose value both share (KataGo's `useGraphSearch`, on in its GTP engine).
+    pub transpositions: bool,
     /// Whether a search ends once its most visited move can no longer be overtaken. Play
     /// wants this; `tengen bench` turns it off to measure throughput over the whole budget.
     #[serde(skip)]
@@ -243,7 +246,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 20] = [
+const PARAMS: [Param; 21] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -264,6 +267,7 @@ const PARAMS: [Param; 20] = [
     param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
     param!(plain "root_symmetries" ["rootNumSymmetriesToSample"] root_symmetries),
     param!(plain "root_symmetry_pruning" ["rootSymmetryPruning"] root_symmetry_pruning),
+    param!(plain "transpositions" ["useGraphSearch"] transpositions),
 ];
 
 /// The names `kata-list-params` lists: every setting's key, then KataGo's names.
@@ -346,6 +350,7 @@ impl Default for SearchSettings {
             noise_pruning: true,
             root_symmetries: 1,
             root_symmetry_pruning: true,
+            transpositions: false,
             early_stop: true,
         }
     }
@@ -379,6 +384,7 @@ mod tests {
             ("useNoisePruning", "false"),
             ("rootNumSymmetriesToSample", "8"),
             ("rootSymmetryPruning", "false"),
+            ("useGraphSearch", "true"),
         ] {
             let set = settings.with_param(name, value).expect(name);
             assert_eq!(set.param(name).as_deref(), Ok(value), "{name}");

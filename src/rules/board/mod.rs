@@ -634,6 +634,41 @@ impl Board {
         n_found
     }
 
+    /// Whether the stone on `p` could be taken and the position come back within `moves`
+    /// moves: only when its string's stones and the empty regions next to it number `moves`
+    /// or fewer, as every one of them must be played on again first (KataGo's
+    /// `simpleRepetitionBoundGt`, negated). Any other position needs no history to be known.
+    pub fn may_repeat_within(&self, p: Point, moves: usize) -> bool {
+        let mut count = self.string_size(p);
+        if count + self.liberties(p) > moves {
+            return false;
+        }
+        let mut seen = [false; MAX_CELLS];
+        let mut region = Vec::new();
+        for stone in self.string_stones(p) {
+            for start in self.neighbors(stone) {
+                if self.cell(start) != Cell::Empty || seen[start.index()] {
+                    continue;
+                }
+                seen[start.index()] = true;
+                region.push(start);
+                while let Some(q) = region.pop() {
+                    count += 1;
+                    if count > moves {
+                        return false;
+                    }
+                    for n in self.neighbors(q) {
+                        if self.cell(n) == Cell::Empty && !seen[n.index()] {
+                            seen[n.index()] = true;
+                            region.push(n);
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+
     /// The hash the board would have after `c` plays on `p` (which must be legal on the board,
     /// or a suicide when the rules allow it).
     pub fn hash_after(&self, p: Point, c: Color) -> u64 {

@@ -288,3 +288,22 @@ fn bits_lists_set_bits_lowest_first() {
     assert_eq!(bits(0b1011).collect::<Vec<_>>(), [0, 1, 3]);
     assert_eq!(bits(1 << 31).collect::<Vec<_>>(), [31]);
 }
+
+#[test]
+fn a_stone_may_repeat_only_within_a_small_string_and_region() {
+    let mut board = Board::new(9);
+    // Black walls off A1-B2 (four points) with A3, B3, C2, C1.
+    for v in ["A3", "B3", "C2", "C1"] {
+        board.play(pt(&board, v), Color::Black);
+    }
+    board.play(pt(&board, "A1"), Color::White);
+    // A1 and the three points left next to it: four, within 4 but not within 3.
+    assert!(board.may_repeat_within(pt(&board, "A1"), 11));
+    assert!(board.may_repeat_within(pt(&board, "A1"), 4));
+    assert!(!board.may_repeat_within(pt(&board, "A1"), 3));
+    // A stone in the open borders the rest of the board.
+    board.play(pt(&board, "E5"), Color::Black);
+    assert!(!board.may_repeat_within(pt(&board, "E5"), 11));
+    // The wall's string (C2, C1) borders the open board too.
+    assert!(!board.may_repeat_within(pt(&board, "C2"), 11));
+}

@@ -42,13 +42,13 @@ impl PuctSearch {
                     .collect::<Vec<f32>>()
             })
         };
-        let ranked = tree
-            .ranked_root_children()
-            .into_iter()
-            .filter_map(|edge| tree.edges[edge].node());
-        let moves = move_infos(tree, ranked, |id, info| {
+        let ranked = tree.ranked_root_children();
+        let moves = move_infos(tree, ranked, |edge, info| {
+            let Some(id) = tree.node_of(edge) else {
+                return;
+            };
             let node = &tree.nodes[id];
-            info.prior = node.prior;
+            info.prior = tree.prior(edge);
             info.utility = node.mover_utility() as f32;
             info.score = node.score_for(color);
             info.ownership = mean_ownership(node);

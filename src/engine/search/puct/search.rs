@@ -3,6 +3,7 @@
 //! without it and back the values up, until the visits, the clock or the tree's room end it.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 
-use super::descent::{Exploration, Leaf, Position};
+use super::descent::{Exploration, Leaf, Position, position_key};
 use super::evaluate::Evaluator;
 use super::root_symmetry;
 use super::tree::{ROOT, TREE_BYTES, Tree};
@@ -40,8 +41,9 @@ pub(super) type Reporter<'a> = (Duration, &'a mut dyn FnMut(&PuctSearch, bool) -
 /// One search's fixed inputs.
 struct Run<'a> {
     evaluator: Evaluator<'a>,
-    /// The position searched.
+    /// The position searched, and its key in a graph.
     root: Position,
+    root_key: u64,
     moves_ownership: bool,
     /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
     leaf_batch: usize,
@@ -152,8 +154,8 @@ impl PuctSearch {
             .map(|&edge| {
                 let node = self.tree.child(ROOT, edge);
                 Candidate {
-                    mv: node.mv,
-                    visits: node.visits,
+                    mv: self.tree.edges[edge].mv(),
+                    visits: self.tree.edge_visits(edge),
                     win_rate: node.win_rate(),
                 }
             })
@@ -166,6 +168,7 @@ impl PuctSearch {
             };
         };
         let node = self.tree.child(ROOT, best);
+        let best_move = self.tree.edges[best].mv();
         let win_rate = node.win_rate() as f32;
         let (hits, misses) = self.net.cache().hits_and_misses();
         let with_extra = if extra_komi > 0.0 {
@@ -175,10 +178,10 @@ impl PuctSearch {
         };
         info!(
             "net search: {} after {visits} visits ({} reused) in {:.2} s: {} visits, win rate {win_rate:.3}{with_extra}; cache {hits} hits, {misses} misses so far",
-            node.mv.to_vertex(game.size()),
+            best_move.to_vertex(game.size()),
             self.last_reused,
             started.elapsed().as_secs_f64(),
-            node.visits,
+            self.tree.edge_visits(best),
         );
         // A win rate under extra komi is not the game's: never resign on it.
         let trusted =
@@ -188,7 +191,7 @@ impl PuctSearch {
         let white_lead = root.lead / f64::from(root.visits.max(1));
         let catching_up = dynamic_komi::white_catching_up(game, color, white_lead);
         Choice {
-            mv: node.mv,
+            mv: best_move,
             losing: trusted.then_some(win_rate < self.settings.resign_threshold && !catching_up),
             searched: true,
         }
@@ -221,7 +224,8 @@ impl PuctSearch {
         let Some(root) = self.reusable.take() else {
             return false;
         };
-        let Some(at) = self.tree.node_after(&root, game, game.rules(), color) else {
+        let handle = self.tree.node_after(&root, game, game.rules(), color);
+        let Some(at) = handle.and_then(|handle| self.tree.handle_node(handle)) else {
             return false;
         };
         let node = &self.tree.nodes[at];
@@ -288,6 +292,7 @@ impl PuctSearch {
         let mut run = Run {
             evaluator,
             root: Position::of(game),
+            root_key: position_key(0, game),
             moves_ownership,
             leaf_batch: self.leaf_batch_for(budget, report.is_some()),
             exploration: Exploration {
@@ -303,6 +308,11 @@ impl PuctSearch {
             exponent: f64::from(self.settings.value_weight_exponent),
             noise_pruning: self.settings.noise_pruning,
         };
+        if self.settings.transpositions != self.tree.positions.is_some() {
+            // A tree searched the other way is not kept.
+            self.tree.positions = self.settings.transpositions.then(HashMap::new);
+            self.reusable = None;
+        }
         let asked = |mv: &Move| (allow.is_empty() || allow.contains(mv)) && !avoid.contains(mv);
         // An analysis shows every move, so only a move's search prunes symmetric copies.
         let duplicates = if self.settings.root_symmetry_pruning && report.is_none() {
@@ -357,6 +367,7 @@ impl PuctSearch {
             tree.nodes[ROOT].in_flight = 1;
             tree.back_up(
                 &[ROOT],
+                &[],
                 root_eval.value,
                 run.evaluator.utility(root_eval.value),
                 root_eval.ownership.as_deref(),
@@ -449,6 +460,7 @@ impl Run<'_> {
     fn root_leaf(&self, to_move: Color) -> Leaf {
         Leaf {
             path: vec![ROOT],
+            edges: Vec::new(),
             position: self.root.clone(),
             to_move,
         }
@@ -513,14 +525,24 @@ fn visit_batch(
     }
     let batch = run.batch_before(budget.deadline);
     let mut leaves = Vec::with_capacity(batch);
+    let mut caught_up = 0;
     {
         let mut tree = lock(shared);
-        while leaves.len() < batch && may_descend(&tree, max_visits, budget) {
-            leaves.push(tree.descend(&run.root, run.exploration));
+        while leaves.len() + caught_up < batch && may_descend(&tree, max_visits, budget) {
+            let leaf = tree.descend(&run.root, run.root_key, run.exploration);
+            // A visit that ended on a transposition counts its node's value as it stands.
+            match leaf.caught_up(&tree) {
+                Some(node) => {
+                    let (value, utility) = tree.nodes[node].mean_value();
+                    tree.back_up(&leaf.path, &leaf.edges, value, utility, None);
+                    caught_up += 1;
+                }
+                None => leaves.push(leaf),
+            }
         }
     }
     if leaves.is_empty() {
-        return false;
+        return caught_up > 0;
     }
     let symmetries: Vec<usize> = leaves.iter().map(|_| rng.random_range(0..8)).collect();
     let evaluations = run.evaluate(&leaves, &symmetries);
@@ -532,6 +554,7 @@ fn visit_batch(
         }
         tree.back_up(
             &leaf.path,
+            &leaf.edges,
             evaluation.value,
             run.evaluator.utility(evaluation.value),
             evaluation.ownership.as_deref(),

@@ -3,8 +3,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::PuctSearch;
-use super::descent::Exploration;
-use super::tree::{Edge, Node, ROOT, TREE_BYTES, Tree, Value};
+use super::descent::{Exploration, Position};
+use super::tree::{Edge, Link, Node, ROOT, ROOT_HANDLE, TREE_BYTES, Tree, Value};
 use super::value_weight::ValueWeighting;
 use crate::engine::search::budget::Budget;
 use crate::engine::search::report::{AnalysisRequest, ScoreStats};
@@ -37,7 +37,16 @@ fn back_up(tree: &mut Tree, path: &[usize], winloss: f64) {
         score_sq: 0.0,
         lead: 0.0,
     };
-    tree.back_up(path, value, winloss, None);
+    let edges: Vec<usize> = path
+        .windows(2)
+        .map(|pair| {
+            let mut edges = tree.nodes[pair[0]].edges();
+            edges
+                .find(|&edge| tree.node_of(edge) == Some(pair[1]))
+                .expect("a child of the node before")
+        })
+        .collect();
+    tree.back_up(path, &edges, value, winloss, None);
 }
 
 /// The moves of the children of `at`, and the visits of those that have a node.
@@ -46,15 +55,16 @@ fn shape(tree: &Tree, at: usize) -> Vec<(Move, Option<u32>)> {
         .edges()
         .map(|e| {
             let edge = tree.edges[e];
-            (edge.mv(), edge.node().map(|id| tree.nodes[id].visits))
+            (edge.mv(), tree.node_of(e).map(|id| tree.nodes[id].visits))
         })
         .collect()
 }
 
 #[test]
-fn a_node_takes_112_bytes() {
+fn a_node_takes_104_bytes_and_its_link_12() {
     // TREE_BYTES's visit counts and docs/SEARCH.md assume it.
-    assert_eq!(size_of::<Node>(), 112);
+    assert_eq!(size_of::<Node>(), 104);
+    assert_eq!(size_of::<Link>(), 12);
 }
 
 #[test]
@@ -66,8 +76,7 @@ fn an_edge_keeps_its_move_and_prior_in_eight_bytes() {
         Move::Play(Point::new(25, 24, 24)),
     ] {
         let edge = Edge::new(mv, 0.25);
-        assert_eq!((edge.mv(), edge.node()), (mv, None));
-        assert_eq!(f32::from_bits(edge.slot), 0.25);
+        assert_eq!((edge.mv(), edge.link()), (mv, None));
     }
 }
 
@@ -78,13 +87,12 @@ fn only_a_visited_child_gets_a_node() {
     let child = tree.child_node(ROOT, 1);
     assert_eq!(tree.child_node(ROOT, 1), child, "made once");
     assert_eq!(tree.nodes.len(), 2);
-    let node = &tree.nodes[child];
-    assert_eq!(
-        (node.mv, node.mover, node.prior),
-        (Move::Play(Point::new(9, 1, 0)), Color::Black, 0.3)
-    );
-    assert_eq!(tree.child(ROOT, 1).prior, 0.3);
-    assert_eq!(tree.child(ROOT, 2).prior, 0.2);
+    assert_eq!(tree.nodes[child].mover, Color::Black);
+    assert_eq!(tree.links.len(), 1);
+    assert_eq!(tree.edges[1].mv(), Move::Play(Point::new(9, 1, 0)));
+    assert_eq!(tree.node_of(1), Some(child));
+    assert_eq!(tree.prior(1), 0.3, "the link keeps the prior");
+    assert_eq!(tree.prior(2), 0.2);
     assert_eq!(tree.child(ROOT, 2).mover, Color::Black);
 }
 
@@ -106,24 +114,116 @@ fn keeping_a_subtree_moves_its_nodes_and_edges_down_in_place() {
     back_up(&mut tree, &[ROOT, b], 1.0);
     back_up(&mut tree, &[ROOT, b, b_pass], 1.0);
     back_up(&mut tree, &[ROOT, b, b_pass, b_pass_d], -1.0);
-    let before = tree.principal_variation(b);
+    let before = tree.principal_variation(1);
+    assert_eq!(before[0], Move::Play(Point::new(9, 1, 0)));
     tree.keep_subtree(b);
-    // B, its pass and that pass's D: three nodes, B's two edges and the pass's one.
+    // B, its pass and that pass's D: three nodes, B's two edges and the pass's one, and the
+    // links of the two visited.
     assert_eq!(tree.nodes.len(), 3);
     assert_eq!(tree.edges.len(), 3);
-    assert_eq!(tree.nodes[ROOT].mv, Move::Play(Point::new(9, 1, 0)));
+    assert_eq!(tree.links.len(), 2);
     assert_eq!(tree.nodes[ROOT].visits, 3);
     assert_eq!(shape(&tree, ROOT), vec![(Move::Pass, Some(2)), (d, None)]);
-    let pass = tree.edges[tree.nodes[ROOT].edges().start].node().unwrap();
+    let pass = tree.node_of(tree.nodes[ROOT].edges().start).unwrap();
     assert_eq!(shape(&tree, pass), vec![(d, Some(1))]);
-    assert_eq!(tree.principal_variation(ROOT), before);
+    assert_eq!(tree.principal_variation(ROOT_HANDLE)[1..], before[1..]);
     assert_eq!(
         tree.bytes(),
-        3 * size_of::<Node>() + 3 * size_of::<Edge>() + 81 * 8
+        3 * size_of::<Node>() + 3 * size_of::<Edge>() + 2 * size_of::<Link>() + 81 * 8
     );
     // It searches on from there: a new child comes after its parent.
     let d_child = tree.child_node(ROOT, 1);
     assert_eq!(d_child, 3);
+}
+
+/// A graph of a root with A and B, where A's X and B's Y reach the same position (its key
+/// 7): the nodes of A, of that position (made under A) and of B.
+fn transposed() -> (Tree, [usize; 3]) {
+    let mut tree = toy(&[0.5, 0.5]);
+    tree.positions = Some(Default::default());
+    let (x, y) = (
+        Move::Play(Point::new(9, 4, 4)),
+        Move::Play(Point::new(9, 5, 5)),
+    );
+    let a = tree.child_node(ROOT, 0);
+    tree.expand(a, &[(x, 1.0)], false);
+    let shared = tree.child_node(a, tree.nodes[a].edges().start);
+    tree.remember(7, shared);
+    let b = tree.child_node(ROOT, 1);
+    tree.expand(b, &[(y, 0.8)], false);
+    let b_y = tree.nodes[b].edges().start;
+    assert_eq!(tree.transposition(b_y, 7, &[ROOT, b]), Some(shared));
+    (tree, [a, shared, b])
+}
+
+#[test]
+fn a_transposition_is_one_node_each_edge_counting_its_own_visits() {
+    let (mut tree, [a, shared, b]) = transposed();
+    assert_eq!(tree.nodes.len(), 4, "no node for B's Y");
+    let b_y = tree.nodes[b].edges().start;
+    assert_eq!(tree.node_of(b_y), Some(shared));
+    assert_eq!(tree.prior(b_y), 0.8, "the edge keeps its own prior");
+    assert_eq!(tree.transposition(b_y, 8, &[ROOT, b]), None, "another key");
+    back_up(&mut tree, &[ROOT, a], 0.0);
+    back_up(&mut tree, &[ROOT, a, shared], 1.0);
+    back_up(&mut tree, &[ROOT, a, shared], 1.0);
+    back_up(&mut tree, &[ROOT, b], 0.0);
+    back_up(&mut tree, &[ROOT, b, shared], -1.0);
+    assert_eq!(tree.nodes[shared].visits, 3);
+    let a_x = tree.nodes[a].edges().start;
+    assert_eq!((tree.edge_visits(a_x), tree.edge_visits(b_y)), (2, 1));
+    // B's value weighs its one visit into the shared node by that node's mean of three (1/3),
+    // not by the -1 that visit found.
+    let b_node = &tree.nodes[b];
+    assert_eq!(b_node.visits, 2);
+    assert!(
+        (b_node.utility - 1.0 / 3.0).abs() < 1e-9,
+        "{}",
+        b_node.utility
+    );
+    // A node on the way down is no transposition: the graph has no cycle.
+    assert_eq!(tree.transposition(b_y, 7, &[ROOT, b, shared]), None);
+}
+
+#[test]
+fn a_descent_stops_on_a_transposition_its_edge_has_not_caught_up_with() {
+    let (mut tree, [a, shared, b]) = transposed();
+    back_up(&mut tree, &[ROOT, a], 0.0);
+    back_up(&mut tree, &[ROOT, a, shared], 1.0);
+    back_up(&mut tree, &[ROOT, b], 0.0);
+    tree.nodes[a].in_flight = 100; // steer the descent into B
+    let root = Position::of(&Game::new(9, Rules::chinese(7.5)));
+    let leaf = tree.descend(&root, 0, Exploration::default());
+    assert_eq!(leaf.path, [ROOT, b]);
+    assert_eq!(leaf.edges, [1, tree.nodes[b].edges().start]);
+    assert_eq!(leaf.caught_up(&tree), Some(shared));
+    // Backed up with the shared node's mean, not evaluated: the shared node keeps its visits.
+    let (value, utility) = tree.nodes[shared].mean_value();
+    tree.back_up(&leaf.path, &leaf.edges, value, utility, None);
+    assert_eq!(tree.nodes[shared].visits, 1);
+    assert_eq!(tree.edge_visits(tree.nodes[b].edges().start), 1);
+    assert_eq!(tree.nodes[b].visits, 2);
+    assert_eq!(tree.nodes[b].in_flight, 0);
+    // Caught up, the next descent through B plays on into the shared node.
+    let leaf = tree.descend(&root, 0, Exploration::default());
+    assert_eq!(leaf.path, [ROOT, b, shared]);
+    assert_eq!(leaf.caught_up(&tree), None);
+}
+
+#[test]
+fn keeping_a_subtree_keeps_a_shared_node_made_before_it() {
+    let (mut tree, [a, shared, b]) = transposed();
+    back_up(&mut tree, &[ROOT, a, shared], 1.0);
+    back_up(&mut tree, &[ROOT, b, shared], -1.0);
+    assert!(shared < b);
+    tree.keep_subtree(b);
+    assert_eq!(tree.nodes.len(), 2);
+    assert_eq!(tree.nodes[ROOT].visits, 1);
+    let edge = tree.nodes[ROOT].edges().start;
+    assert_eq!(tree.node_of(edge), Some(1));
+    assert_eq!(tree.nodes[1].visits, 2, "the shared node keeps every visit");
+    assert_eq!(tree.links.len(), 1);
+    assert_eq!(tree.positions.as_ref().and_then(|p| p.get(&7)), Some(&1));
 }
 
 #[test]
@@ -544,7 +644,7 @@ fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
             let edge = tree.nodes[ROOT]
                 .edges()
                 .find(|&e| tree.edges[e].mv() == corner);
-            tree.child(ROOT, edge.expect("a root child")).prior
+            tree.prior(edge.expect("a root child"))
         })
     };
     let spread = |p: [f32; 4]| {
@@ -616,6 +716,57 @@ fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
     not(all(test_nets, not(debug_assertions))),
     ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
 )]
+fn with_transpositions_a_search_shares_nodes_and_keeps_them_for_the_next_move() {
+    let mut search = net_search(600, 1);
+    search.settings.transpositions = true;
+    let mut game = Game::new(9, Rules::chinese(7.5));
+    for (color, v) in [
+        (Color::Black, "E5"),
+        (Color::White, "E3"),
+        (Color::Black, "C4"),
+    ] {
+        game.play(color, Move::parse(v, 9).unwrap()).unwrap();
+    }
+    let first = search.choose(&game, Color::White, &Budget::default()).mv;
+    let tree = &search.tree;
+    assert_eq!(tree.nodes[ROOT].visits, 600);
+    // Some node has two edges into it, and every edge at most its node's visits.
+    assert!(
+        tree.links.len() >= tree.nodes.len(),
+        "{} links",
+        tree.links.len()
+    );
+    assert!(
+        tree.links
+            .iter()
+            .all(|link| link.visits <= tree.nodes[link.node as usize].visits)
+    );
+    assert!(
+        tree.positions
+            .as_ref()
+            .is_some_and(|p| p.len() == tree.nodes.len() - 1)
+    );
+    game.play(Color::White, first).unwrap();
+    search.choose(&game, Color::Black, &Budget::default());
+    assert!(search.last_reused > 0);
+    // Each node kept or made (the new root among them, a child before) known by its key.
+    let tree = &search.tree;
+    let mut known: Vec<u32> = tree
+        .positions
+        .iter()
+        .flat_map(|p| p.values().copied())
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    assert_eq!(known.len(), tree.nodes.len());
+    assert_eq!(known.last(), Some(&(tree.nodes.len() as u32 - 1)));
+}
+
+#[test]
+#[cfg_attr(
+    not(all(test_nets, not(debug_assertions))),
+    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
+)]
 fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let mut game = Game::new(9, Rules::chinese(7.5));
     let mut search = net_search(80, 1);
@@ -624,11 +775,11 @@ fn the_tree_is_reused_down_the_moves_played_and_only_there() {
     let tree = &search.tree;
     let after_first = tree.nodes[ROOT]
         .edges()
-        .filter_map(|edge| tree.edges[edge].node())
-        .find(|&id| tree.nodes[id].mv == first)
+        .find(|&edge| tree.edges[edge].mv() == first)
+        .and_then(|edge| tree.node_of(edge))
         .expect("the move played is a root child");
-    let reply = tree.child(after_first, tree.ranked_children(after_first)[0]);
-    let (reply, reply_visits) = (reply.mv, reply.visits);
+    let reply = tree.ranked_children(after_first)[0];
+    let (reply, reply_visits) = (tree.edges[reply].mv(), tree.edge_visits(reply));
     assert!(reply_visits >= 2);
     game.play(Color::Black, first).unwrap();
     game.play(Color::White, reply).unwrap();
@@ -670,10 +821,10 @@ fn a_search_stops_when_its_tree_has_no_more_room() {
     let tree = &search.tree;
     assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
     assert!(tree.is_full());
-    // A visit takes a node and an edge a legal move (112 + 8 * 82 bytes at most): the tree
-    // holds at least the visits that fill it.
+    // A visit takes a node, its link and an edge a legal move (104 + 12 + 8 * 82 bytes at
+    // most): the tree holds at least the visits that fill it.
     let visits = tree.nodes[ROOT].visits;
-    let most_a_visit = (size_of::<Node>() + 82 * size_of::<Edge>()) as u32;
+    let most_a_visit = (size_of::<Node>() + size_of::<Link>() + 82 * size_of::<Edge>()) as u32;
     assert!(
         visits >= (budget as u32 - 3 * most_a_visit) / most_a_visit,
         "{visits}"

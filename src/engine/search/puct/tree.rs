@@ -1,7 +1,10 @@
-//! The net search's tree: nodes and lazy edges in two arenas within a byte budget, the sums a
+//! The net search's tree: nodes and lazy edges in arenas within a byte budget, the sums a
 //! visit backs up, the ranking of a node's children, and keeping a subtree for the next move.
+//! With transpositions on it is a graph: a position that two orders of moves reach is one
+//! node, each edge into it counting its own visits (KataGo's graph search).
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::subtree_bias::{Share, SubtreeBias};
 use super::value_weight::{ChildValue, ValueWeighting};
@@ -10,8 +13,9 @@ use crate::engine::search::search_tree::SearchTree;
 use crate::rules::board::{Color, Move, Point};
 
 /// The most bytes a tree's nodes, edges and ownership sums take (48 MiB): a search whose
-/// tree is full stops, as when its budget ends. A visit makes at most one node (112 bytes) and
-/// expands one leaf into an edge a legal move (8 bytes each), so that is about 17,000 visits
+/// tree is full stops, as when its budget ends. A visit makes at most one node (104 bytes) and
+/// its link (12), and expands one leaf into an edge a legal move (8 bytes each), so that is
+/// about 17,000 visits
 /// on 19x19 and 77,000 on 9x9. With the net's weights, its cache full and the threads' malloc
 /// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
 pub(super) const TREE_BYTES: usize = 48 << 20;
@@ -35,13 +39,13 @@ pub(super) const NO_ENTRY: u32 = u32::MAX;
 /// The index of the root in the tree.
 pub(super) const ROOT: usize = 0;
 
-/// One node: a move and what the visits through it found, from White's view.
+/// One node: a position and what the visits through it found, from White's view.
 #[derive(Clone, Debug)]
 pub(super) struct Node {
-    pub(super) mv: Move,
-    /// The player who played `mv` (at the root: the opponent of the player to move).
+    /// The player who played the move into it (at the root: the opponent of the player to
+    /// move).
     pub(super) mover: Color,
-    pub(super) prior: f32,
+    /// The visits through it, by every edge into it.
     pub(super) visits: u32,
     pub(super) in_flight: u32,
     /// Sums over the visits, White's view.
@@ -70,11 +74,9 @@ pub(super) struct Node {
 }
 
 impl Node {
-    pub(super) fn new(mv: Move, mover: Color, prior: f32) -> Node {
+    pub(super) fn new(mover: Color) -> Node {
         Node {
-            mv,
             mover,
-            prior,
             visits: 0,
             in_flight: 0,
             utility: 0.0,
@@ -162,6 +164,20 @@ impl Node {
         sign(self.mover) * mean - radius
     }
 
+    /// The node's mean value and utility (White's view), which a visit that ends on it
+    /// without an evaluation backs up; it has visits.
+    pub(super) fn mean_value(&self) -> (Value, f64) {
+        let n = f64::from(self.visits.max(1));
+        let score = self.score / n;
+        let value = Value {
+            winloss: self.winloss / n,
+            score,
+            score_sq: score * score,
+            lead: self.lead / n,
+        };
+        (value, self.utility / n)
+    }
+
     /// The mean lead and its deviation for `color`.
     pub(super) fn score_for(&self, color: Color) -> Option<ScoreStats> {
         if self.visits == 0 {
@@ -178,15 +194,24 @@ impl Node {
 }
 
 /// A child of an expanded node, eight bytes: its move, and its prior until its first visit
-/// makes a node for it, then that node's id. An expansion stores one edge a legal move; a
-/// node (ten times the size) is made only for the children a visit goes to.
+/// links it to a node, then that link's index. An expansion stores one edge a legal move; a
+/// node (thirteen times the size) is made only for the children a visit goes to.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub(super) struct Edge {
     /// The move: its point's index, 0 for the pass (a border cell, never a point).
     pub(super) mv: u16,
-    has_node: bool,
-    /// The prior's bits without a node, the node's id with one.
-    pub(super) slot: u32,
+    linked: bool,
+    /// The prior's bits without a link, the link's index with one.
+    slot: u32,
+}
+
+/// A visited edge: the node it leads to (in a graph, maybe shared with other edges), its
+/// prior and the visits that went through it.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(super) struct Link {
+    pub(super) node: u32,
+    pub(super) prior: f32,
+    pub(super) visits: u32,
 }
 
 impl Edge {
@@ -197,7 +222,7 @@ impl Edge {
                 Move::Play(p) => p.index() as u16,
                 Move::Pass => 0,
             },
-            has_node: false,
+            linked: false,
             slot: prior.to_bits(),
         }
     }
@@ -209,9 +234,9 @@ impl Edge {
         }
     }
 
-    /// The child's node, once a visit has made it.
-    pub(super) fn node(self) -> Option<usize> {
-        self.has_node.then_some(self.slot as usize)
+    /// The edge's link, once a visit has taken it.
+    pub(super) fn link(self) -> Option<usize> {
+        self.linked.then_some(self.slot as usize)
     }
 }
 
@@ -235,12 +260,16 @@ pub(super) struct Value {
     pub(super) lead: f64,
 }
 
-/// The search tree: nodes and edges in two arenas, the root the first node. A child's node is
-/// made after its parent's, so it always comes later in the arena.
+/// The search tree: nodes, edges and links in arenas, the root the first node. A child's node
+/// is made after its first parent's; in a graph another parent may come later.
 #[derive(Debug, Default)]
 pub(super) struct Tree {
     pub(super) nodes: Vec<Node>,
     pub(super) edges: Vec<Edge>,
+    pub(super) links: Vec<Link>,
+    /// With transpositions on: the node of each position key (see
+    /// [`position_key`](super::descent::position_key)).
+    pub(super) positions: Option<HashMap<u64, u32>>,
     /// The points of the board: the length of an ownership sum.
     area: usize,
     /// Whether the root's children keep ownership sums.
@@ -272,11 +301,15 @@ impl Tree {
     pub(super) fn restart(&mut self, root_mover: Color, area: usize) {
         self.nodes.clear();
         self.edges.clear();
+        self.links.clear();
+        if let Some(positions) = self.positions.as_mut() {
+            positions.clear();
+        }
         self.area = area;
         self.moves_ownership = false;
         self.ownership_bytes = 0;
         self.subtree_bias.clear();
-        let mut root = Node::new(Move::Pass, root_mover, 1.0);
+        let mut root = Node::new(root_mover);
         root.ownership = Some(self.new_ownership());
         self.nodes.push(root);
     }
@@ -287,34 +320,48 @@ impl Tree {
         vec![0.0; self.area].into_boxed_slice()
     }
 
-    /// The bytes the nodes, edges and ownership sums take.
+    /// The bytes the nodes, edges, links, position keys and ownership sums take.
     pub(super) fn bytes(&self) -> usize {
+        let key = size_of::<u64>() + size_of::<u32>();
         self.nodes.len() * size_of::<Node>()
             + self.edges.len() * size_of::<Edge>()
+            + self.links.len() * size_of::<Link>()
+            + self.positions.as_ref().map_or(0, |p| p.capacity() * key)
             + self.ownership_bytes
             + self.subtree_bias.bytes()
     }
 
-    /// Whether the tree may have no room for another visit's node, ownership sum and
+    /// Whether the tree may have no room for another visit's node, link, ownership sum and
     /// expansion.
     pub(super) fn is_full(&self) -> bool {
-        let visit =
-            size_of::<Node>() + self.area * size_of::<f64>() + (self.area + 1) * size_of::<Edge>();
+        let visit = size_of::<Node>()
+            + size_of::<Link>()
+            + self.area * size_of::<f64>()
+            + (self.area + 1) * size_of::<Edge>();
         self.bytes() + visit > self.budget
     }
 
-    /// The node of `edge` (a child of `at`): the one made on its first visit, or a node of no
+    /// The node of `edge` (a child of `at`): the one its link leads to, or a node of no
     /// visits.
     pub(super) fn child(&self, at: usize, edge: usize) -> Cow<'_, Node> {
-        let e = self.edges[edge];
-        match e.node() {
+        match self.node_of(edge) {
             Some(id) => Cow::Borrowed(&self.nodes[id]),
-            None => Cow::Owned(Node::new(
-                e.mv(),
-                self.nodes[at].mover.opponent(),
-                f32::from_bits(e.slot),
-            )),
+            None => Cow::Owned(Node::new(self.nodes[at].mover.opponent())),
         }
+    }
+
+    /// The node `edge` leads to, once a visit has taken it.
+    pub(super) fn node_of(&self, edge: usize) -> Option<usize> {
+        self.edges[edge]
+            .link()
+            .map(|link| self.links[link].node as usize)
+    }
+
+    /// The prior of the move of `edge`.
+    pub(super) fn prior(&self, edge: usize) -> f32 {
+        let e = self.edges[edge];
+        e.link()
+            .map_or(f32::from_bits(e.slot), |link| self.links[link].prior)
     }
 
     /// Gives the children of `at` the priors of `children` (those of its moves listed).
@@ -324,43 +371,69 @@ impl Tree {
             let Some(&(_, prior)) = children.iter().find(|&&(mv, _)| mv == e.mv()) else {
                 continue;
             };
-            match e.node() {
-                Some(id) => self.nodes[id].prior = prior,
+            match e.link() {
+                Some(link) => self.links[link].prior = prior,
                 None => self.edges[edge].slot = prior.to_bits(),
             }
         }
     }
 
-    /// The visits of the child at `edge`.
+    /// The visits through `edge`.
     pub(super) fn edge_visits(&self, edge: usize) -> u32 {
         self.edges[edge]
-            .node()
-            .map_or(0, |id| self.nodes[id].visits)
+            .link()
+            .map_or(0, |link| self.links[link].visits)
     }
 
     /// The node of `edge` (a child of `at`), made now if this is its first visit.
     pub(super) fn child_node(&mut self, at: usize, edge: usize) -> usize {
-        let e = self.edges[edge];
-        if let Some(id) = e.node() {
+        if let Some(id) = self.node_of(edge) {
             return id;
         }
-        let mut node = Node::new(
-            e.mv(),
-            self.nodes[at].mover.opponent(),
-            f32::from_bits(e.slot),
-        );
+        let mut node = Node::new(self.nodes[at].mover.opponent());
         if at == ROOT && self.moves_ownership {
             node.ownership = Some(self.new_ownership());
         }
         let id = self.nodes.len();
         self.nodes.push(node);
-        // The budget keeps the nodes far below 2^32.
+        self.link(edge, id);
+        id
+    }
+
+    /// With transpositions on, the node already made for the position of `key`, now also
+    /// the child of `edge`, unless it is on `path` (a cycle, which the rules' ban on
+    /// repetition leaves to keys that hash alike).
+    pub(super) fn transposition(&mut self, edge: usize, key: u64, path: &[usize]) -> Option<usize> {
+        let id = *self.positions.as_ref()?.get(&key)? as usize;
+        if path.contains(&id) {
+            return None;
+        }
+        self.link(edge, id);
+        Some(id)
+    }
+
+    /// Notes `id` as the node of the position of `key`, with transpositions on.
+    pub(super) fn remember(&mut self, key: u64, id: usize) {
+        if let Some(positions) = self.positions.as_mut() {
+            // The budget keeps the nodes far below 2^32.
+            positions.insert(key, id as u32);
+        }
+    }
+
+    /// Links `edge` to the node `id`.
+    fn link(&mut self, edge: usize, id: usize) {
+        let e = self.edges[edge];
+        // The budget keeps the nodes and links far below 2^32.
+        self.links.push(Link {
+            node: id as u32,
+            prior: f32::from_bits(e.slot),
+            visits: 0,
+        });
         self.edges[edge] = Edge {
-            has_node: true,
-            slot: id as u32,
+            linked: true,
+            slot: (self.links.len() - 1) as u32,
             ..e
         };
-        id
     }
 
     /// The edge of `at` that PUCT chooses.
@@ -385,19 +458,27 @@ impl Tree {
         node.expanded = true;
     }
 
-    /// Adds one visit's `value` (and the leaf's ownership) along `path`, ending its visit in
-    /// flight. `utility` is the leaf's own; on a leaf's first visit the subtree value bias of
-    /// its entry is added to it, and every node on the way with an entry tells it what its
-    /// subtree has found since.
+    /// Adds one visit's `value` (and the leaf's ownership) along `path` and through `edges`
+    /// (those between its nodes, and after the last one the edge of a visit that ended on a
+    /// transposition, which counts that node's value as its own), ending its visit in flight.
+    /// `utility` is the leaf's own; on a leaf's first visit the subtree value bias of its
+    /// entry is added to it, and every node on the way with an entry tells it what its subtree
+    /// has found since.
     pub(super) fn back_up(
         &mut self,
         path: &[usize],
+        edges: &[usize],
         value: Value,
         utility: f64,
         ownership: Option<&[f32]>,
     ) {
+        for &edge in edges {
+            if let Some(link) = self.edges[edge].link() {
+                self.links[link].visits += 1;
+            }
+        }
         let mut backed = utility;
-        if let Some(&leaf) = path.last() {
+        if let Some(&leaf) = path.last().filter(|_| edges.len() < path.len()) {
             let node = &mut self.nodes[leaf];
             if node.visits == 0 {
                 let bias = match node.bias.entry {
@@ -434,7 +515,7 @@ impl Tree {
                     .record(&mut node.bias, children, children_mean, evaluation);
             }
         }
-        if self.weighting.is_on() {
+        if self.weighting.is_on() || self.positions.is_some() {
             for &id in path.iter().rev() {
                 self.reweigh(id);
             }
@@ -442,21 +523,28 @@ impl Tree {
     }
 
     /// Recomputes the utility of `id` (with visited children) from its own evaluation and its
-    /// children's, as [`ValueWeighting`] weighs them, the sums kept as over its visits.
+    /// children's, each weighing the visits of its edge as [`ValueWeighting`] weighs them, the
+    /// sums kept as over its visits. In a graph, a child's value holds the visits of every
+    /// edge into it.
     fn reweigh(&mut self, id: usize) {
         let mut children = std::mem::take(&mut self.weighed);
         children.clear();
         let node = &self.nodes[id];
         let visited = node
             .edges()
-            .filter_map(|edge| self.edges[edge].node())
-            .map(|child| &self.nodes[child])
-            .filter(|child| child.visits > 0);
-        children.extend(visited.map(|child| ChildValue {
+            .filter_map(|edge| self.edges[edge].link())
+            .map(|link| {
+                (
+                    &self.links[link],
+                    &self.nodes[self.links[link].node as usize],
+                )
+            })
+            .filter(|(link, child)| link.visits > 0 && child.visits > 0);
+        children.extend(visited.map(|(link, child)| ChildValue {
             utility: child.mover_utility(),
             mean_sq: child.utility_sq / f64::from(child.visits),
-            policy: child.prior,
-            weight: f64::from(child.visits),
+            policy: link.prior,
+            weight: f64::from(link.visits),
         }));
         if !children.is_empty() {
             children.sort_by(|a, b| b.policy.total_cmp(&a.policy));
@@ -488,11 +576,11 @@ impl Tree {
     pub(super) fn ranked_children(&self, at: usize) -> Vec<usize> {
         let mut children: Vec<usize> = self.nodes[at].edges().collect();
         children.sort_by(|&a, &b| {
-            let (a, b) = (self.child(at, a), self.child(at, b));
-            b.visits
-                .cmp(&a.visits)
-                .then(b.mover_utility().total_cmp(&a.mover_utility()))
-                .then(b.prior.total_cmp(&a.prior))
+            let utility = |edge| self.child(at, edge).mover_utility();
+            self.edge_visits(b)
+                .cmp(&self.edge_visits(a))
+                .then(utility(b).total_cmp(&utility(a)))
+                .then(self.prior(b).total_cmp(&self.prior(a)))
         });
         children
     }
@@ -520,31 +608,32 @@ impl Tree {
         ranked
     }
 
-    /// Makes the subtree under `top` the whole tree, `top` its root (keeping its visits; its
-    /// ownership starts afresh). In place, so that reusing a tree never holds two: since a
-    /// child comes after its parent, the nodes kept, and the edge blocks kept taken in their
-    /// order, only move down.
+    /// Makes what lies under `top` the whole tree, `top` its root (keeping its visits; its
+    /// ownership starts afresh). In place, so that reusing a tree never holds two: `top`
+    /// becomes the first node and the others keep their order, so each only moves down (the
+    /// old root, first, is never kept), as do the edge blocks kept, taken in their order.
     pub(super) fn keep_subtree(&mut self, top: usize) {
         let mut kept = vec![false; self.nodes.len()];
         kept[top] = true;
-        for id in top..self.nodes.len() {
-            if kept[id] {
-                for edge in self.nodes[id].edges() {
-                    if let Some(child) = self.edges[edge].node() {
-                        kept[child] = true;
-                    }
+        let mut stack = vec![top];
+        while let Some(id) = stack.pop() {
+            for edge in self.nodes[id].edges() {
+                if let Some(child) = self.node_of(edge).filter(|&child| !kept[child]) {
+                    kept[child] = true;
+                    stack.push(child);
                 }
             }
         }
         let mut new_id = vec![u32::MAX; self.nodes.len()];
-        let mut count = 0;
-        for id in top..self.nodes.len() {
-            if kept[id] {
+        new_id[top] = 0;
+        let mut count = 1;
+        for id in 0..self.nodes.len() {
+            if kept[id] && id != top {
                 new_id[id] = count;
                 count += 1;
             }
         }
-        let mut blocks: Vec<usize> = (top..self.nodes.len())
+        let mut blocks: Vec<usize> = (0..self.nodes.len())
             .filter(|&id| kept[id] && self.nodes[id].edge_count > 0)
             .collect();
         blocks.sort_by_key(|&id| self.nodes[id].first_edge);
@@ -556,13 +645,27 @@ impl Tree {
             next_edge += block.len();
         }
         self.edges.truncate(next_edge);
+        let mut links = Vec::with_capacity(self.links.len());
         for edge in &mut self.edges {
-            if edge.has_node {
-                edge.slot = new_id[edge.slot as usize];
+            if let Some(link) = edge.link() {
+                let old = self.links[link];
+                links.push(Link {
+                    node: new_id[old.node as usize],
+                    ..old
+                });
+                edge.slot = (links.len() - 1) as u32;
             }
         }
-        for id in top..self.nodes.len() {
-            if kept[id] {
+        self.links = links;
+        if let Some(positions) = self.positions.as_mut() {
+            positions.retain(|_, id| kept[*id as usize]);
+            for id in positions.values_mut() {
+                *id = new_id[*id as usize];
+            }
+        }
+        self.nodes.swap(0, top);
+        for id in 1..self.nodes.len() {
+            if kept[id] && id != top {
                 self.nodes.swap(new_id[id] as usize, id);
             }
         }
@@ -580,29 +683,51 @@ impl Tree {
     }
 }
 
+/// The handle [`SearchTree`] gives the root; any other node's is the edge into it, which
+/// names the move (a node of a graph has more than one).
+pub(super) const ROOT_HANDLE: usize = usize::MAX;
+
 impl SearchTree for Tree {
     type Node = usize;
     const PV_MIN_VISITS: u32 = 1;
 
     fn root(&self) -> usize {
-        ROOT
+        ROOT_HANDLE
     }
 
-    fn move_into(&self, node: usize) -> Move {
-        self.nodes[node].mv
+    fn move_into(&self, edge: usize) -> Move {
+        match edge {
+            ROOT_HANDLE => Move::Pass,
+            edge => self.edges[edge].mv(),
+        }
     }
 
-    fn visits_of(&self, node: usize) -> u32 {
-        self.nodes[node].visits
+    fn visits_of(&self, edge: usize) -> u32 {
+        match edge {
+            ROOT_HANDLE => self.nodes[ROOT].visits,
+            edge => self.edge_visits(edge),
+        }
     }
 
-    fn win_rate_of(&self, node: usize) -> f64 {
-        self.nodes[node].win_rate()
+    fn win_rate_of(&self, edge: usize) -> f64 {
+        self.handle_node(edge)
+            .map_or(0.5, |id| self.nodes[id].win_rate())
     }
 
-    fn children_of(&self, node: usize) -> impl Iterator<Item = usize> + '_ {
-        self.nodes[node]
-            .edges()
-            .filter_map(|edge| self.edges[edge].node())
+    fn children_of(&self, edge: usize) -> impl Iterator<Item = usize> + '_ {
+        let edges = self
+            .handle_node(edge)
+            .map_or(0..0, |id| self.nodes[id].edges());
+        edges.filter(|&edge| self.edges[edge].link().is_some())
+    }
+}
+
+impl Tree {
+    /// The node of a [`SearchTree`] handle.
+    pub(super) fn handle_node(&self, handle: usize) -> Option<usize> {
+        match handle {
+            ROOT_HANDLE => Some(ROOT),
+            edge => self.node_of(edge),
+        }
     }
 }
