@@ -17,6 +17,9 @@ const WEIGHT_EXPONENT: f64 = 0.85;
 const REACH: isize = 2;
 /// An entry's weight below which it says nothing yet (KataGo's).
 const MIN_WEIGHT: f64 = 0.001;
+/// KataGo's `subtreeValueBiasFreeProp`: the share of a node's finding its entry forgets when
+/// the tree drops the node.
+const FREED_SHARE: f64 = 0.8;
 
 /// What one key's nodes found: their weighted differences and weights, summed.
 #[derive(Copy, Clone, Debug)]
@@ -85,11 +88,11 @@ impl SubtreeBias {
     pub(super) fn record(
         &mut self,
         share: &mut Share,
-        children: u32,
+        children: f64,
         children_mean: f64,
         evaluation: f64,
     ) {
-        let weight = f64::from(children).powf(WEIGHT_EXPONENT);
+        let weight = children.powf(WEIGHT_EXPONENT);
         let delta = (children_mean - evaluation) * weight;
         let e = &mut self.entries[share.entry as usize];
         e.delta_sum += delta - f64::from(share.delta);
@@ -98,14 +101,29 @@ impl SubtreeBias {
         share.weight = weight as f32;
     }
 
-    /// Keeps only what `kept` (the shares of the nodes a tree keeps, updated to the new
-    /// indices) put in, dropping the other nodes' findings and the entries left empty.
-    pub(super) fn keep<'a>(&mut self, kept: impl Iterator<Item = &'a mut Share>) {
+    /// Keeps what `kept` (the shares of the nodes a tree keeps, updated to the new indices)
+    /// put in, and [`FREED_SHARE`] less of what `dropped` (the other nodes' shares) put in
+    /// the same entries, as KataGo does; an entry no kept node uses is dropped.
+    pub(super) fn keep<'a>(
+        &mut self,
+        kept: impl Iterator<Item = &'a mut Share>,
+        dropped: impl Iterator<Item = Share>,
+    ) {
         let old = std::mem::take(&mut self.entries);
+        let mut left = vec![(0.0, 0.0); old.len()];
+        for share in dropped {
+            let (delta, weight) = &mut left[share.entry as usize];
+            *delta += (1.0 - FREED_SHARE) * f64::from(share.delta);
+            *weight += (1.0 - FREED_SHARE) * f64::from(share.weight);
+        }
         self.index.clear();
         for share in kept {
+            let fresh = self.entries.len();
             let index = self.entry(old[share.entry as usize].key);
             let e = &mut self.entries[index as usize];
+            if index as usize == fresh {
+                (e.delta_sum, e.weight_sum) = left[share.entry as usize];
+            }
             e.delta_sum += f64::from(share.delta);
             e.weight_sum += f64::from(share.weight);
             share.entry = index;
@@ -196,18 +214,27 @@ mod tests {
         let mut b = a;
         // a: one child visit 0.2 above its evaluation (weight 1); b: 32 visits 0.1 below
         // (weight 32^0.85 = 19.0273).
-        table.record(&mut a, 1, 0.5, 0.3);
-        table.record(&mut b, 32, -0.1, 0.0);
+        table.record(&mut a, 1.0, 0.5, 0.3);
+        table.record(&mut b, 32.0, -0.1, 0.0);
         let w = 32f64.powf(0.85);
         let mean = (0.2 - 0.1 * w) / (1.0 + w);
         assert!((table.bias(entry) - 0.45 * mean).abs() < 1e-6);
         // A node's new finding replaces its last.
-        table.record(&mut a, 1, 0.3, 0.3);
+        table.record(&mut a, 1.0, 0.3, 0.3);
         assert!((table.bias(entry) - 0.45 * (-0.1 * w) / (1.0 + w)).abs() < 1e-6);
-        // Keeping b alone keeps its finding only.
-        table.keep(std::iter::once(&mut b));
-        assert!((table.bias(b.entry) - 0.45 * -0.1).abs() < 1e-6);
+        // Keeping b alone keeps its finding and a fifth of a's.
+        table.keep(std::iter::once(&mut b), std::iter::once(a));
+        let mean = -0.1 * w / (w + 0.2);
+        assert!((table.bias(b.entry) - 0.45 * mean).abs() < 1e-6);
         table.factor = 0.0;
         assert_eq!(table.bias(b.entry), 0.0);
+        // An entry no kept node uses is dropped, whatever dropped nodes left in it.
+        let c = Share {
+            entry: table.entry(8),
+            delta: 1.0,
+            weight: 1.0,
+        };
+        table.keep(std::iter::empty(), std::iter::once(c));
+        assert_eq!(table.bytes(), 0);
     }
 }

@@ -444,6 +444,42 @@ fn a_new_leaf_takes_the_bias_its_shape_has_shown_under_another_node() {
 }
 
 #[test]
+fn a_node_recomputed_from_its_children_takes_its_shapes_bias_as_it_stands_now() {
+    // As KataGo's: each time a node's value is recomputed (here with noise pruning on), its
+    // own evaluation takes the bias its entry has now, not the one it had when first visited.
+    let mut tree = toy(&[0.5, 0.5]);
+    tree.weighting.noise_pruning = true;
+    tree.subtree_bias.factor = 0.5;
+    back_up(&mut tree, &[ROOT], 0.0);
+    let entry = tree.subtree_bias.entry(42);
+    let mut below = [0; 2];
+    for (i, edge) in [0, 1].into_iter().enumerate() {
+        let node = tree.child_node(ROOT, edge);
+        tree.nodes[node].bias.entry = entry;
+        tree.expand(node, &[(Move::Play(Point::new(9, 4, 4)), 1.0)], false);
+        below[i] = node;
+    }
+    let [a, b] = below;
+    let under = |tree: &mut Tree, at: usize| tree.child_node(at, tree.nodes[at].edges().start);
+    let (a_x, b_y) = (under(&mut tree, a), under(&mut tree, b));
+    // a, evaluated at 0, finds 1 below: the entry's bias is 0.5 * 1, a's own too.
+    back_up(&mut tree, &[ROOT, a], 0.0);
+    back_up(&mut tree, &[ROOT, a, a_x], 1.0);
+    assert!((tree.nodes[a].own_bias - 0.5).abs() < 1e-6);
+    // b, evaluated at 0, finds -1 below: the entry's findings cancel out.
+    back_up(&mut tree, &[ROOT, b], 0.0);
+    back_up(&mut tree, &[ROOT, b, b_y], -1.0);
+    assert!(tree.subtree_bias.bias(entry).abs() < 1e-6);
+    assert!(tree.nodes[b].own_bias.abs() < 1e-6);
+    // a again, two visits below now (weight 2^0.85 against b's 1): its own bias follows.
+    back_up(&mut tree, &[ROOT, a, a_x], 1.0);
+    let weight = 2f64.powf(0.85);
+    let bias = 0.5 * (weight - 1.0) / (weight + 1.0);
+    assert!((f64::from(tree.nodes[a].own_bias) - bias).abs() < 1e-6);
+    assert!((tree.nodes[a].utility - (bias + 2.0)).abs() < 1e-6);
+}
+
+#[test]
 fn a_visit_in_flight_counts_as_a_loss_so_threads_spread() {
     let mut tree = toy(&[0.5, 0.5]);
     back_up(&mut tree, &[ROOT], 0.0);

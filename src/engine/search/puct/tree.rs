@@ -54,7 +54,7 @@ pub(super) struct Node {
     /// The utility of the node's own evaluation (its first visit), White's view.
     pub(super) evaluation: f32,
     /// What the subtree value bias added to that evaluation when it was backed up.
-    own_bias: f32,
+    pub(super) own_bias: f32,
     /// The node's part in the subtree value bias table ([`NO_ENTRY`]: none).
     pub(super) bias: Share,
     pub(super) winloss: f64,
@@ -490,6 +490,7 @@ impl Tree {
                 backed += bias;
             }
         }
+        let reweighing = self.weighting.is_on() || self.positions.is_some();
         for &id in path {
             let node = &mut self.nodes[id];
             node.in_flight = node.in_flight.saturating_sub(1);
@@ -506,16 +507,17 @@ impl Tree {
                 }
                 node.owned += 1;
             }
-            if node.bias.entry != NO_ENTRY && node.visits >= 2 {
-                let children = node.visits - 1;
+            // Reweighing records the subtree bias itself.
+            if !reweighing && node.bias.entry != NO_ENTRY && node.visits >= 2 {
+                let children = f64::from(node.visits - 1);
                 let own = f64::from(node.evaluation) + f64::from(node.own_bias);
-                let children_mean = (node.utility - own) / f64::from(children);
+                let children_mean = (node.utility - own) / children;
                 let evaluation = f64::from(node.evaluation);
                 self.subtree_bias
                     .record(&mut node.bias, children, children_mean, evaluation);
             }
         }
-        if self.weighting.is_on() || self.positions.is_some() {
+        if reweighing {
             for &id in path.iter().rev() {
                 self.reweigh(id);
             }
@@ -548,20 +550,34 @@ impl Tree {
         }));
         if !children.is_empty() {
             children.sort_by(|a, b| b.policy.total_cmp(&a.policy));
+            let visits: f64 = children.iter().map(|c| c.weight).sum();
             let total = self.weighting.weigh(&mut children);
             // Back to White's view: a child's mover is the one to play at `id`.
             let to_white = -sign(node.mover);
-            let own = f64::from(node.evaluation) + f64::from(node.own_bias);
-            let (sum, sum_sq) = children.iter().fold((own, own * own), |(s, q), c| {
+            let (children_sum, children_sq) = children.iter().fold((0.0, 0.0), |(s, q), c| {
                 (
                     s + c.weight * to_white * c.utility,
                     q + c.weight * c.mean_sq,
                 )
             });
+            // The subtree value bias, as KataGo keeps it: the node's finding (its children's
+            // mean against its own evaluation) put in its entry, and its evaluation biased by
+            // the entry as it stands now.
+            let (evaluation, mut share, mut own_bias) = (node.evaluation, node.bias, node.own_bias);
+            if share.entry != NO_ENTRY && total > 0.0 {
+                let evaluation = f64::from(evaluation);
+                let mean = children_sum / total;
+                self.subtree_bias
+                    .record(&mut share, visits, mean, evaluation);
+                own_bias = self.subtree_bias.bias(share.entry) as f32;
+            }
+            let own = f64::from(evaluation) + f64::from(own_bias);
             let per_visit = f64::from(node.visits) / (total + 1.0);
             let node = &mut self.nodes[id];
-            node.utility = sum * per_visit;
-            node.utility_sq = sum_sq * per_visit;
+            node.utility = (own + children_sum) * per_visit;
+            node.utility_sq = (own * own + children_sq) * per_visit;
+            node.bias = share;
+            node.own_bias = own_bias;
         }
         self.weighed = children;
     }
@@ -663,6 +679,10 @@ impl Tree {
                 *id = new_id[*id as usize];
             }
         }
+        let dropped: Vec<Share> = (0..self.nodes.len())
+            .filter(|&id| !kept[id] && self.nodes[id].bias.entry != NO_ENTRY)
+            .map(|id| self.nodes[id].bias)
+            .collect();
         self.nodes.swap(0, top);
         for id in 1..self.nodes.len() {
             if kept[id] && id != top {
@@ -675,8 +695,10 @@ impl Tree {
             node.owned = 0;
         }
         let shares = self.nodes.iter_mut().map(|n| &mut n.bias);
-        self.subtree_bias
-            .keep(shares.filter(|share| share.entry != NO_ENTRY));
+        self.subtree_bias.keep(
+            shares.filter(|share| share.entry != NO_ENTRY),
+            dropped.into_iter(),
+        );
         self.moves_ownership = false;
         self.ownership_bytes = 0;
         self.nodes[ROOT].ownership = Some(self.new_ownership());
