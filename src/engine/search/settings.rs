@@ -95,6 +95,10 @@ pub struct SearchSettings {
     /// (none) to 1 (in proportion; KataGo's `cpuctUtilityStdevScale`, 0.85 as in its GTP
     /// engine).
     pub utility_stdev_scale: f32,
+    /// With a net: the weight of the prior against the value in PUCT at the first visits,
+    /// 0.1 to 10 (KataGo's `cpuctExploration`, 1 in its GTP engine; the weight grows by 0.45
+    /// times the log of the visits past 500, `cpuctExplorationLog`).
+    pub cpuct: f32,
     /// With a net: whether the move played is the root child of the highest lower confidence
     /// bound on its utility, among those visited at least 15% as often as the most visited
     /// (KataGo's `useLcbForSelection`, on as in its GTP engine); else the most visited.
@@ -173,6 +177,7 @@ impl SearchSettings {
         }
         within("leaf_batch", self.leaf_batch, 1, MAX_LEAF_BATCH)?;
         within("utility_stdev_scale", self.utility_stdev_scale, 0.0, 1.0)?;
+        within("cpuct", self.cpuct, 0.1, 10.0)?;
         within("subtree_bias", self.subtree_bias, 0.0, 1.0)?;
         within("playout_doubling_cap", self.playout_doubling_cap, 0.0, 0.5)?;
         within(
@@ -246,7 +251,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 21] = [
+const PARAMS: [Param; 22] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -259,6 +264,7 @@ const PARAMS: [Param; 21] = [
     param!(optional "book" [] book_set),
     param!(plain "leaf_batch" [] leaf_batch),
     param!(plain "utility_stdev_scale" ["cpuctUtilityStdevScale"] utility_stdev_scale),
+    param!(plain "cpuct" ["cpuctExploration"] cpuct),
     param!(plain "lcb_selection" ["useLcbForSelection"] lcb_selection),
     param!(plain "fpu_from_evaluation" ["fpuParentWeightByVisitedPolicy"] fpu_from_evaluation),
     param!(plain "subtree_bias" ["subtreeValueBiasFactor"] subtree_bias),
@@ -342,6 +348,7 @@ impl Default for SearchSettings {
             book_set: None,
             leaf_batch: DEFAULT_LEAF_BATCH,
             utility_stdev_scale: 0.85,
+            cpuct: 1.0,
             lcb_selection: true,
             fpu_from_evaluation: false,
             subtree_bias: 0.0,
@@ -376,6 +383,7 @@ mod tests {
             ("book", "false"),
             ("leaf_batch", "8"),
             ("cpuctUtilityStdevScale", "0.5"),
+            ("cpuctExploration", "0.8"),
             ("useLcbForSelection", "false"),
             ("fpuParentWeightByVisitedPolicy", "true"),
             ("subtreeValueBiasFactor", "0.45"),
@@ -414,7 +422,8 @@ mod tests {
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),
-            ("cpuctExploration", "1.0"),
+            ("cpuctExplorationLog", "0.45"),
+            ("cpuct", "0"),
         ] {
             let err = settings.with_param(name, value).unwrap_err();
             assert!(err.contains(name), "{name}: {err}");

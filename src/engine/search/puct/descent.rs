@@ -9,8 +9,6 @@ use crate::knowledge::net::inputs::NetPosition;
 use crate::rules::board::{Color, Move, splitmix};
 use crate::rules::game::Game;
 
-/// KataGo's `cpuctExploration`.
-const CPUCT: f64 = 1.0;
 /// KataGo's `cpuctExplorationLog`.
 const CPUCT_LOG: f64 = 0.45;
 /// KataGo's `cpuctExplorationBase`.
@@ -24,14 +22,27 @@ const ROOT_FPU_REDUCTION: f64 = 0.1;
 const REPETITION_BOUND: usize = 11;
 
 /// How PUCT explores beyond KataGo's constants, as the level sets it.
-#[derive(Copy, Clone, Debug, Default)]
+#[derive(Copy, Clone, Debug)]
 pub(super) struct Exploration {
+    /// The weight of the prior at the first visits (KataGo's `cpuctExploration`).
+    pub(super) cpuct: f64,
     /// How much the spread of a node's utilities scales its exploration, from 0 (not at all)
     /// to 1 (see [`Node::exploration_factor`](super::tree::Node)).
     pub(super) stdev_scale: f64,
     /// Whether first-play urgency starts from a blend of the parent's mean utility and its own
     /// evaluation, the mean weighing the policy already visited, squared; else from the mean.
     pub(super) fpu_from_evaluation: bool,
+}
+
+impl Default for Exploration {
+    /// KataGo's: `cpuctExploration` 1, the rest off.
+    fn default() -> Exploration {
+        Exploration {
+            cpuct: 1.0,
+            stdev_scale: 0.0,
+            fpu_from_evaluation: false,
+        }
+    }
 }
 
 /// A position of the search, held twice: as the game, which knows tengen's rules (legality
@@ -130,7 +141,7 @@ impl Tree {
             .filter_map(link_of)
             .map(|(link, n)| f64::from(link.visits + n.in_flight))
             .sum();
-        let cpuct = CPUCT + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
+        let cpuct = exploration.cpuct + CPUCT_LOG * ((total + CPUCT_BASE) / CPUCT_BASE).ln();
         let explore =
             cpuct * (total + 0.01).sqrt() * parent.exploration_factor(exploration.stdev_scale);
         let visited_policy: f64 = parent

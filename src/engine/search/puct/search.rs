@@ -296,6 +296,7 @@ impl PuctSearch {
             moves_ownership,
             leaf_batch: self.leaf_batch_for(budget, report.is_some()),
             exploration: Exploration {
+                cpuct: f64::from(self.settings.cpuct),
                 stdev_scale: f64::from(self.settings.utility_stdev_scale),
                 fpu_from_evaluation: self.settings.fpu_from_evaluation,
             },
