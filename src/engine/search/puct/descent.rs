@@ -17,9 +17,6 @@ const CPUCT_BASE: f64 = 500.0;
 const FPU_REDUCTION: f64 = 0.2;
 /// KataGo's `rootFpuReductionMax`.
 const ROOT_FPU_REDUCTION: f64 = 0.1;
-/// KataGo's `graphSearchRepBound`: a position whose last stone could be taken and the
-/// position repeat within this many moves is keyed with the moves that led to it.
-const REPETITION_BOUND: usize = 11;
 
 /// How PUCT explores beyond KataGo's constants, as the level sets it.
 #[derive(Copy, Clone, Debug)]
@@ -98,6 +95,10 @@ impl Leaf {
             .flatten()
     }
 }
+
+/// KataGo's `graphSearchRepBound`: a position whose last stone could be taken and the
+/// position repeat within this many moves is keyed with the moves that led to it.
+const REPETITION_BOUND: usize = 11;
 
 /// The key of `game`'s position for a graph search: the stones, the player to move, the ko
 /// and the passes in a row; with the key of the position before (`previous`) when the last
