@@ -295,8 +295,8 @@ fn katago_param_commands_set_the_search() {
         "kata-set-param maxVisits 0",
         "kata-set-param maxVisits",
         "kata-set-param numSearchThreads 99999",
-        "kata-set-param cpuctExploration 1",
-        "kata-get-param cpuctExploration",
+        "kata-set-param cpuctExplorationLog 1",
+        "kata-get-param cpuctExplorationLog",
         "kata-get-param",
     ] {
         assert!(run(&mut e, line).is_err(), "{line}");
