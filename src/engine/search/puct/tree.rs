@@ -15,8 +15,9 @@ use crate::rules::board::{Color, Move, Point};
 /// The most bytes a tree's nodes, edges, links and ownership sums take (48 MiB): a search
 /// whose tree is full stops, as when its budget ends. A visit makes at most one node (104
 /// bytes) and its link (12), and expands one leaf into an edge a legal move (8 bytes each), so
-/// that is about 17,000 visits on 19x19 and 77,000 on 9x9. With the net's weights, its cache full and the threads' malloc
-/// arenas (about 45 MB on two threads), `tengen gtp --net` with b6c96 stays under 150 MB.
+/// that is about 17,000 visits on 19x19 and 77,000 on 9x9. With the net's weights, its cache
+/// full and the threads' malloc arenas (about 45 MB on two threads), `tengen gtp --net` with
+/// b6c96 stays under 150 MB.
 pub(super) const TREE_BYTES: usize = 48 << 20;
 
 /// KataGo's `cpuctUtilityStdevPrior`: the spread of utilities a node is taken to have before
