@@ -221,14 +221,13 @@ impl Tree {
                 break;
             }
             let (mover, mv) = (self.nodes[at].mover.opponent(), self.edges[edge].mv());
-            let previous = if at == ROOT {
-                leaf.position.game.moves().last().map(|&(_, m)| m)
-            } else {
-                Some(self.edges[leaf.edges[leaf.edges.len() - 1]].mv())
-            };
             // A node made now joins its shape's subtree bias entry, keyed on the board before
             // its move.
             let bias_key = if self.subtree_bias.factor > 0.0 && self.node_of(edge).is_none() {
+                let previous = match leaf.edges.last() {
+                    None => leaf.position.game.moves().last().map(|&(_, m)| m),
+                    Some(&into) => Some(self.edges[into].mv()),
+                };
                 previous.and_then(|previous| {
                     subtree_bias::key(leaf.position.game.board(), mover, previous, mv)
                 })
