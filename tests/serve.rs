@@ -494,12 +494,13 @@ fn a_lost_game_is_resent_with_its_moves_and_goes_on() {
         json!({"move": "C3", "number": 1}),
     );
     let played = moves(&state);
+    let next = unplayed(&[&state]);
     // The server loses the game (here: it is deleted).
     let (status, _) = server.json("DELETE", &format!("/api/games/{key}"), None);
     assert_eq!(status, 200);
     let (status, answer) = server.post(
         &format!("/api/games/{key}/moves"),
-        json!({"move": "G7", "number": 3}),
+        json!({"move": next, "number": 3}),
     );
     assert_eq!(status, 404);
     assert_eq!(answer["resync"], true);
@@ -514,7 +515,7 @@ fn a_lost_game_is_resent_with_its_moves_and_goes_on() {
     assert_eq!(restored["komi"], 6.5);
     let (status, state) = server.post(
         &format!("/api/games/{}/moves", key_of(&restored)),
-        json!({"move": "G7", "number": 3}),
+        json!({"move": next, "number": 3}),
     );
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["number"], 5);
@@ -1030,7 +1031,8 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
     let game = one.open(json!({"client": "p", "size": 9, "level": "easy", "color": "B"}));
     let path = format!("/api/games/{}/moves", key_of(&game));
     let (_, on_two) = two.post(&path, json!({"move": "E5", "number": 1}));
-    let (status, on_one) = one.post(&path, json!({"move": "D4", "number": 3}));
+    let next = unplayed(&[&on_two]);
+    let (status, on_one) = one.post(&path, json!({"move": next, "number": 3}));
     assert_eq!(status, 200, "{on_one}");
     assert_eq!(moves(&on_one)[..2], moves(&on_two)[..]);
     // A move illegal in the copy held here is checked again on the store's: the number is
@@ -1144,7 +1146,8 @@ fn a_move_sent_to_two_servers_at_once_gets_one_ai_reply_computed_once() {
     ];
     let game = servers[0].open(json!({"client": "p", "size": 9, "level": "mcts", "color": "B"}));
     let path = format!("/api/games/{}/moves", key_of(&game));
-    for (number, mv) in [(1, "E5"), (3, "C3")] {
+    let mut mv = "E5".to_string();
+    for number in [1, 3] {
         let body = json!({"move": mv, "number": number}).to_string();
         let answers: Vec<(u16, String, String)> = std::thread::scope(|scope| {
             let sent: Vec<_> = servers
@@ -1169,6 +1172,7 @@ fn a_move_sent_to_two_servers_at_once_gets_one_ai_reply_computed_once() {
             .filter(|line| line.contains(&format!("the AI's move {} at mcts", number + 1)))
             .collect();
         assert_eq!(computed.len(), 1, "{computed:?}");
+        mv = unplayed(&[&states[0]]);
     }
 }
 
