@@ -128,6 +128,10 @@ pub struct SearchSettings {
     /// and value their mean, 1 to 8 (KataGo's `rootNumSymmetriesToSample`; 1: one at random,
     /// as every leaf).
     pub root_symmetries: usize,
+    /// With a net: the temperature of the root's priors, 0.1 to 5: each raised to the power
+    /// `1 / t` and scaled back to their sum, so that above 1 the search spreads its first
+    /// visits wider (KataGo's `rootPolicyTemperature`, 1 in its GTP engine: the net's own).
+    pub root_policy_temperature: f32,
     /// With a net: whether a move's search, on a board a symmetry maps onto itself, looks at
     /// one move of each set the symmetry makes equivalent (KataGo's `rootSymmetryPruning`, on
     /// in its GTP engine).
@@ -187,6 +191,12 @@ impl SearchSettings {
             1.0,
         )?;
         within("root_symmetries", self.root_symmetries, 1, 8)?;
+        within(
+            "root_policy_temperature",
+            self.root_policy_temperature,
+            0.1,
+            5.0,
+        )?;
         within(
             "handicap_komi",
             self.handicap_komi_set.unwrap_or(0.0),
@@ -251,7 +261,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 22] = [
+const PARAMS: [Param; 23] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -272,6 +282,7 @@ const PARAMS: [Param; 22] = [
     param!(plain "value_weight_exponent" ["valueWeightExponent"] value_weight_exponent),
     param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
     param!(plain "root_symmetries" ["rootNumSymmetriesToSample"] root_symmetries),
+    param!(plain "root_policy_temperature" ["rootPolicyTemperature"] root_policy_temperature),
     param!(plain "root_symmetry_pruning" ["rootSymmetryPruning"] root_symmetry_pruning),
     param!(plain "transpositions" ["useGraphSearch"] transpositions),
 ];
@@ -356,6 +367,7 @@ impl Default for SearchSettings {
             value_weight_exponent: 0.25,
             noise_pruning: true,
             root_symmetries: 1,
+            root_policy_temperature: 1.0,
             root_symmetry_pruning: true,
             transpositions: false,
             early_stop: true,
@@ -391,6 +403,7 @@ mod tests {
             ("valueWeightExponent", "0.5"),
             ("useNoisePruning", "false"),
             ("rootNumSymmetriesToSample", "8"),
+            ("rootPolicyTemperature", "1.25"),
             ("rootSymmetryPruning", "false"),
             ("useGraphSearch", "true"),
         ] {
@@ -419,6 +432,7 @@ mod tests {
             ("value_weight_exponent", "2"),
             ("root_symmetries", "0"),
             ("rootNumSymmetriesToSample", "9"),
+            ("root_policy_temperature", "0"),
             ("ponder", "maybe"),
             ("max_nodes", "5000"),
             ("seed", "1"),

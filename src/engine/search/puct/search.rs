@@ -375,6 +375,7 @@ impl PuctSearch {
             );
             !children.is_empty()
         };
+        self.tree.temper_root(self.settings.root_policy_temperature);
         let max_visits = self.visits_for(budget, report.is_some());
         let threads = thread_count(self.settings.threads);
         let shared = Mutex::new(std::mem::take(&mut self.tree));

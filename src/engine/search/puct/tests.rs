@@ -946,6 +946,53 @@ fn unvisited_children_rank_by_prior() {
     assert_eq!(tree.ranked_root_children(), vec![1, 0, 2]);
 }
 
+fn root_priors(tree: &Tree) -> Vec<f32> {
+    tree.nodes[ROOT].edges().map(|e| tree.prior(e)).collect()
+}
+
+fn assert_priors(tree: &Tree, expected: &[f32]) {
+    let priors = root_priors(tree);
+    let close = priors
+        .iter()
+        .zip(expected)
+        .all(|(p, e)| (p - e).abs() < 1e-6);
+    assert!(
+        close && priors.len() == expected.len(),
+        "{priors:?} against {expected:?}"
+    );
+}
+
+#[test]
+fn a_root_policy_temperature_flattens_the_roots_priors_once() {
+    // Priors 0.54, 0.36, 0.06 (their sum 0.96, the rest to moves not searched): at
+    // temperature 2 their square roots, scaled back to 0.96.
+    let mut tree = toy(&[0.54, 0.36, 0.06]);
+    let roots = [0.54f32.sqrt(), 0.36f32.sqrt(), 0.06f32.sqrt()];
+    let sum: f32 = roots.iter().sum();
+    let tempered: Vec<f32> = roots.iter().map(|r| r / sum * 0.96).collect();
+    tree.temper_root(2.0);
+    assert_priors(&tree, &tempered);
+    // A second search of the same root does not raise them again; back at 1, the net's.
+    tree.temper_root(2.0);
+    assert_priors(&tree, &tempered);
+    tree.temper_root(1.0);
+    assert_priors(&tree, &[0.54, 0.36, 0.06]);
+    // Below 1 it sharpens them; a child kept as the new root has the net's priors.
+    tree.temper_root(0.5);
+    let sharpened = root_priors(&tree);
+    assert!(sharpened[0] > 0.54 * 1.2, "{sharpened:?}");
+    let child = tree.child_node(ROOT, 0);
+    tree.expand(
+        child,
+        &[(Move::Pass, 0.7), (Move::Play(Point::new(9, 4, 4)), 0.3)],
+        false,
+    );
+    back_up(&mut tree, &[ROOT, child], 1.0);
+    tree.keep_subtree(child);
+    tree.temper_root(1.0);
+    assert_priors(&tree, &[0.7, 0.3]);
+}
+
 #[test]
 #[cfg_attr(
     not(all(test_nets, not(debug_assertions))),

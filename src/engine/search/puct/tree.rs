@@ -284,6 +284,9 @@ pub(super) struct Tree {
     pub(super) weighting: ValueWeighting,
     /// The children one node weighs, kept to save allocations.
     weighed: Vec<ChildValue>,
+    /// The temperature the root's priors are raised to (see [`Tree::temper_root`]); `None`:
+    /// the net's own.
+    root_temperature: Option<f32>,
 }
 
 impl Tree {
@@ -309,6 +312,7 @@ impl Tree {
         self.moves_ownership = false;
         self.ownership_bytes = 0;
         self.subtree_bias.clear();
+        self.root_temperature = None;
         let mut root = Node::new(root_mover);
         root.ownership = Some(self.new_ownership());
         self.nodes.push(root);
@@ -364,17 +368,53 @@ impl Tree {
             .map_or(f32::from_bits(e.slot), |link| self.links[link].prior)
     }
 
-    /// Gives the children of `at` the priors of `children` (those of its moves listed).
+    /// Gives the children of `at` the priors of `children` (those of its moves listed): the
+    /// net's own.
     pub(super) fn set_priors(&mut self, at: usize, children: &[(Move, f32)]) {
         for edge in self.nodes[at].edges() {
-            let e = self.edges[edge];
-            let Some(&(_, prior)) = children.iter().find(|&&(mv, _)| mv == e.mv()) else {
-                continue;
-            };
-            match e.link() {
-                Some(link) => self.links[link].prior = prior,
-                None => self.edges[edge].slot = prior.to_bits(),
+            let mv = self.edges[edge].mv();
+            if let Some(&(_, prior)) = children.iter().find(|&&(m, _)| m == mv) {
+                self.set_prior(edge, prior);
             }
+        }
+        if at == ROOT {
+            self.root_temperature = None;
+        }
+    }
+
+    fn set_prior(&mut self, edge: usize, prior: f32) {
+        match self.edges[edge].link() {
+            Some(link) => self.links[link].prior = prior,
+            None => self.edges[edge].slot = prior.to_bits(),
+        }
+    }
+
+    /// Raises the root's priors to the temperature `temperature` (KataGo's
+    /// `rootPolicyTemperature`): the net's own priors `p` become `p^(1 / temperature)`,
+    /// scaled back to their sum. A root tempered before is raised from where it stands.
+    pub(super) fn temper_root(&mut self, temperature: f32) {
+        let current = self.root_temperature.unwrap_or(1.0);
+        self.raise_priors(ROOT, f64::from(current) / f64::from(temperature));
+        self.root_temperature = (temperature != 1.0).then_some(temperature);
+    }
+
+    /// Raises the priors of `at`'s children to the power `exponent`, scaled back to their sum.
+    fn raise_priors(&mut self, at: usize, exponent: f64) {
+        if exponent == 1.0 {
+            return;
+        }
+        let edges = self.nodes[at].edges();
+        let priors: Vec<f64> = edges.clone().map(|e| f64::from(self.prior(e))).collect();
+        let sum: f64 = priors.iter().sum();
+        let max = priors.iter().copied().fold(0.0, f64::max);
+        if max <= 0.0 {
+            return;
+        }
+        // Raised relative to the largest, so that no power underflows to nothing.
+        let raised: Vec<f64> = priors.iter().map(|&p| (p / max).powf(exponent)).collect();
+        let scale = sum / raised.iter().sum::<f64>();
+        for (edge, p) in edges.zip(raised) {
+            self.set_prior(edge, (p * scale) as f32);
         }
     }
 
@@ -629,6 +669,12 @@ impl Tree {
     /// becomes the first node and the others keep their order, so each only moves down (the
     /// old root, first, is never kept), as do the edge blocks kept, taken in their order.
     pub(super) fn keep_subtree(&mut self, top: usize) {
+        if top != ROOT
+            && let Some(temperature) = self.root_temperature.take()
+        {
+            // The old root may stay in a graph, below the new one: with the net's priors.
+            self.raise_priors(ROOT, f64::from(temperature));
+        }
         let mut kept = vec![false; self.nodes.len()];
         kept[top] = true;
         let mut stack = vec![top];
