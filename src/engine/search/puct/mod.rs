@@ -32,6 +32,7 @@
 
 mod descent;
 mod evaluate;
+mod halving;
 mod report;
 mod root_symmetry;
 mod search;
