@@ -132,10 +132,6 @@ pub struct SearchSettings {
     /// `1 / t` and scaled back to their sum, so that above 1 the search spreads its first
     /// visits wider (KataGo's `rootPolicyTemperature`, 1 in its GTP engine: the net's own).
     pub root_policy_temperature: f32,
-    /// With a net: whether a move's search of a fixed number of visits spreads them at the
-    /// root by sequential halving (Gumbel MuZero's, without the noise) instead of PUCT, and
-    /// plays the better of the two moves left.
-    pub sequential_halving: bool,
     /// With a net: whether a move's search, on a board a symmetry maps onto itself, looks at
     /// one move of each set the symmetry makes equivalent (KataGo's `rootSymmetryPruning`, on
     /// in its GTP engine).
@@ -265,7 +261,7 @@ macro_rules! param {
 }
 
 /// Every setting a running search takes, in engines.toml's order.
-const PARAMS: [Param; 24] = [
+const PARAMS: [Param; 23] = [
     param!(optional "playouts" ["maxVisits", "maxPlayouts"] playouts),
     param!(plain "threads" ["numSearchThreads"] threads),
     param!(plain "resign_threshold" [] resign_threshold),
@@ -287,7 +283,6 @@ const PARAMS: [Param; 24] = [
     param!(plain "noise_pruning" ["useNoisePruning"] noise_pruning),
     param!(plain "root_symmetries" ["rootNumSymmetriesToSample"] root_symmetries),
     param!(plain "root_policy_temperature" ["rootPolicyTemperature"] root_policy_temperature),
-    param!(plain "sequential_halving" [] sequential_halving),
     param!(plain "root_symmetry_pruning" ["rootSymmetryPruning"] root_symmetry_pruning),
     param!(plain "transpositions" ["useGraphSearch"] transpositions),
 ];
@@ -373,7 +368,6 @@ impl Default for SearchSettings {
             noise_pruning: true,
             root_symmetries: 1,
             root_policy_temperature: 1.0,
-            sequential_halving: false,
             root_symmetry_pruning: true,
             transpositions: false,
             early_stop: true,
@@ -410,7 +404,6 @@ mod tests {
             ("useNoisePruning", "false"),
             ("rootNumSymmetriesToSample", "8"),
             ("rootPolicyTemperature", "1.25"),
-            ("sequential_halving", "true"),
             ("rootSymmetryPruning", "false"),
             ("useGraphSearch", "true"),
         ] {

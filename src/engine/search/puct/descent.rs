@@ -3,7 +3,6 @@
 //! of the root position until it reaches a leaf, or, in a graph, a transposition whose node
 //! has more visits than the edge into it.
 
-use super::halving::Halving;
 use super::subtree_bias;
 use super::tree::{ROOT, Tree, sign};
 use crate::knowledge::net::inputs::NetPosition;
@@ -194,14 +193,13 @@ impl Tree {
     }
 
     /// One descent from the root (of position `root`, whose key is `root_key` in a graph) to a
-    /// leaf by PUCT (exploring as `exploration` says; at the root by `halving` when given), a
-    /// visit in flight on each node of the way.
+    /// leaf by PUCT (exploring as `exploration` says), a visit in flight on each node of the
+    /// way.
     pub(super) fn descend(
         &mut self,
         root: &Position,
         root_key: u64,
         exploration: Exploration,
-        halving: Option<&Halving>,
     ) -> Leaf {
         let mut leaf = Leaf {
             path: vec![ROOT],
@@ -213,11 +211,7 @@ impl Tree {
         let mut at = ROOT;
         let mut key = root_key;
         while self.nodes[at].expanded && !leaf.position.is_over() {
-            let chosen = match halving {
-                Some(halving) if at == ROOT => halving.select(self),
-                _ => self.select(at, exploration),
-            };
-            let Some(edge) = chosen else {
+            let Some(edge) = self.select(at, exploration) else {
                 break;
             };
             if let Some(child) = self.node_of(edge)

@@ -32,7 +32,6 @@
 
 mod descent;
 mod evaluate;
-mod halving;
 mod report;
 mod root_symmetry;
 mod search;

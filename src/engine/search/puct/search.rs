@@ -15,7 +15,6 @@ use rand::{RngExt, SeedableRng};
 
 use super::descent::{Exploration, Leaf, Position, position_key};
 use super::evaluate::Evaluator;
-use super::halving::Halving;
 use super::root_symmetry;
 use super::tree::{ROOT, TREE_BYTES, Tree};
 use super::value_weight::ValueWeighting;
@@ -49,8 +48,6 @@ struct Run<'a> {
     /// The leaves a thread gathers (under virtual loss) to evaluate in one batch.
     leaf_batch: usize,
     exploration: Exploration,
-    /// How the root's visits are spread when `sequential_halving` is on (else by PUCT).
-    halving: Option<Halving>,
     /// How long one leaf's evaluation takes, in nanoseconds (0: not known yet): the slowest
     /// recent pace (see [`Run::evaluate`]); under a deadline a batch is cut to the leaves
     /// that fit before it.
@@ -79,8 +76,6 @@ pub struct PuctSearch {
     pub(super) doubling_for_white: f64,
     /// The root's win/loss value (White's view) after the last move chosen.
     last_white_winloss: Option<f64>,
-    /// The last search's sequential halving, which ranks its moves to play.
-    halving: Option<Halving>,
 }
 
 impl PuctSearch {
@@ -109,7 +104,6 @@ impl PuctSearch {
             leaf_nanos: 0,
             doubling_for_white: 0.0,
             last_white_winloss: None,
-            halving: None,
         }
     }
 
@@ -154,10 +148,7 @@ impl PuctSearch {
         let visits = self.search(&searched, color, budget, &[], &[], false, None);
         self.reusable = Some(RootGame::of(game, *searched.rules(), color));
         // The root's edges are the moves the rules allow: the expansion checked them.
-        let ranked = match &self.halving {
-            Some(halving) => halving.ranked(&self.tree),
-            None => self.tree.ranked_for_play(self.settings.lcb_selection),
-        };
+        let ranked = self.tree.ranked_for_play(self.settings.lcb_selection);
         let candidates: Vec<Candidate> = ranked
             .iter()
             .map(|&edge| {
@@ -309,7 +300,6 @@ impl PuctSearch {
                 stdev_scale: f64::from(self.settings.utility_stdev_scale),
                 fpu_from_evaluation: self.settings.fpu_from_evaluation,
             },
-            halving: None,
             leaf_nanos: AtomicU64::new(self.leaf_nanos),
         };
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -387,14 +377,6 @@ impl PuctSearch {
         };
         self.tree.temper_root(self.settings.root_policy_temperature);
         let max_visits = self.visits_for(budget, report.is_some());
-        // Halving needs the visits known: a move's search of a fixed number of them.
-        if self.settings.sequential_halving
-            && report.is_none()
-            && self.visits_asked(budget, false).is_some()
-        {
-            let left = max_visits.saturating_sub(u64::from(self.tree.nodes[ROOT].visits));
-            run.halving = Halving::new(&self.tree, left);
-        }
         let threads = thread_count(self.settings.threads);
         let shared = Mutex::new(std::mem::take(&mut self.tree));
         let mut next_report = Instant::now() + report.as_ref().map_or(Default::default(), |r| r.0);
@@ -431,7 +413,6 @@ impl PuctSearch {
         }
         self.tree = shared.into_inner().unwrap_or_else(|e| e.into_inner());
         self.leaf_nanos = run.leaf_nanos.into_inner();
-        self.halving = run.halving;
         self.color = color;
         self.last_visits = u64::from(self.tree.nodes[ROOT].visits);
         self.last_visits
@@ -550,12 +531,7 @@ fn visit_batch(
     {
         let mut tree = lock(shared);
         while leaves.len() + caught_up < batch && may_descend(&tree, max_visits, budget) {
-            let leaf = tree.descend(
-                &run.root,
-                run.root_key,
-                run.exploration,
-                run.halving.as_ref(),
-            );
+            let leaf = tree.descend(&run.root, run.root_key, run.exploration);
             // A visit that ended on a transposition counts its node's value as it stands.
             match leaf.caught_up(&tree) {
                 Some(node) => {

@@ -4,7 +4,6 @@ use std::time::{Duration, Instant};
 
 use super::PuctSearch;
 use super::descent::{Exploration, Position};
-use super::halving::Halving;
 use super::tree::{Edge, Link, Node, ROOT, ROOT_HANDLE, TREE_BYTES, Tree, Value};
 use super::value_weight::ValueWeighting;
 use crate::engine::search::budget::Budget;
@@ -194,7 +193,7 @@ fn a_descent_stops_on_a_transposition_its_edge_has_not_caught_up_with() {
     back_up(&mut tree, &[ROOT, b], 0.0);
     tree.nodes[a].in_flight = 100; // steer the descent into B
     let root = Position::of(&Game::new(9, Rules::chinese(7.5)));
-    let leaf = tree.descend(&root, 0, Exploration::default(), None);
+    let leaf = tree.descend(&root, 0, Exploration::default());
     assert_eq!(leaf.path, [ROOT, b]);
     assert_eq!(leaf.edges, [1, tree.nodes[b].edges().start]);
     assert_eq!(leaf.caught_up(&tree), Some(shared));
@@ -206,7 +205,7 @@ fn a_descent_stops_on_a_transposition_its_edge_has_not_caught_up_with() {
     assert_eq!(tree.nodes[b].visits, 2);
     assert_eq!(tree.nodes[b].in_flight, 0);
     // Caught up, the next descent through B plays on into the shared node.
-    let leaf = tree.descend(&root, 0, Exploration::default(), None);
+    let leaf = tree.descend(&root, 0, Exploration::default());
     assert_eq!(leaf.path, [ROOT, b, shared]);
     assert_eq!(leaf.caught_up(&tree), None);
 }
@@ -945,32 +944,6 @@ fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
 fn unvisited_children_rank_by_prior() {
     let tree = toy(&[0.2, 0.7, 0.1]);
     assert_eq!(tree.ranked_root_children(), vec![1, 0, 2]);
-}
-
-#[test]
-fn sequential_halving_visits_each_move_then_keeps_the_better_half() {
-    // Three moves, priors 0.5, 0.3, 0.2; for Black (to move) the first loses, the second is
-    // even, the third wins. Six visits: one each, then the two best by prior and value take
-    // two more each, as the schedule says ([0, 0, 0, 1, 1, 2]).
-    let mut tree = toy(&[0.5, 0.3, 0.2]);
-    let halving = Halving::new(&tree, 6).expect("two moves or more");
-    let white_value = [0.9, 0.0, -0.9];
-    let mut taken = Vec::new();
-    for _ in 0..6 {
-        tree.nodes[ROOT].in_flight += 1;
-        let edge = halving.select(&tree).expect("a move");
-        tree.nodes[ROOT].in_flight -= 1;
-        let child = tree.child_node(ROOT, edge);
-        back_up(&mut tree, &[ROOT, child], white_value[edge]);
-        taken.push(edge);
-    }
-    assert_eq!(taken[..3], [0, 1, 2], "the first round by prior: {taken:?}");
-    assert_eq!(
-        shape(&tree, ROOT).iter().map(|s| s.1).collect::<Vec<_>>(),
-        [Some(1), Some(2), Some(3)]
-    );
-    // The winning move, of the most visited, is played; the losing one comes last.
-    assert_eq!(halving.ranked(&tree), [2, 1, 0]);
 }
 
 fn root_priors(tree: &Tree) -> Vec<f32> {
