@@ -394,16 +394,12 @@ impl Tree {
     /// scaled back to their sum. A root tempered before is raised from where it stands.
     pub(super) fn temper_root(&mut self, temperature: f32) {
         let current = self.root_temperature.unwrap_or(1.0);
-        self.raise_priors(ROOT, f64::from(current) / f64::from(temperature));
+        let exponent = f64::from(current) / f64::from(temperature);
         self.root_temperature = (temperature != 1.0).then_some(temperature);
-    }
-
-    /// Raises the priors of `at`'s children to the power `exponent`, scaled back to their sum.
-    fn raise_priors(&mut self, at: usize, exponent: f64) {
         if exponent == 1.0 {
             return;
         }
-        let edges = self.nodes[at].edges();
+        let edges = self.nodes[ROOT].edges();
         let priors: Vec<f64> = edges.clone().map(|e| f64::from(self.prior(e))).collect();
         let sum: f64 = priors.iter().sum();
         let max = priors.iter().copied().fold(0.0, f64::max);
@@ -669,11 +665,9 @@ impl Tree {
     /// becomes the first node and the others keep their order, so each only moves down (the
     /// old root, first, is never kept), as do the edge blocks kept, taken in their order.
     pub(super) fn keep_subtree(&mut self, top: usize) {
-        if top != ROOT
-            && let Some(temperature) = self.root_temperature.take()
-        {
-            // The old root may stay in a graph, below the new one: with the net's priors.
-            self.raise_priors(ROOT, f64::from(temperature));
+        if top != ROOT {
+            // The new root's priors are the net's; the old root is dropped.
+            self.root_temperature = None;
         }
         let mut kept = vec![false; self.nodes.len()];
         kept[top] = true;
