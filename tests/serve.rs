@@ -987,7 +987,10 @@ fn check_retries(first: &Server, again: &Server) {
     assert_eq!((status, &resent), (200, &moved));
     // Not a move of the AI's: still a conflict.
     let white_moves = format!("/api/games/{}/moves", key_of(&white));
-    let (status, _) = again.post(&white_moves, json!({"move": "C3", "number": 2}));
+    let (status, _) = again.post(
+        &white_moves,
+        json!({"move": unplayed(&[&moved]), "number": 2}),
+    );
     assert_eq!(status, 200);
     let (status, _) = first.post(&genmove_path, json!({"number": 2}));
     assert_eq!(status, 409);
@@ -1089,7 +1092,8 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
         (200, json!({"serving": true, "store": "ok"}))
     );
     cluster.stop();
-    let body = json!({"move": "F6", "number": 5}).to_string();
+    let after_outage = unplayed(&[&on_one]);
+    let body = json!({"move": after_outage, "number": 5}).to_string();
     let (status, head, text) = two.request("POST", &path, Some(&body));
     assert_eq!(status, 503, "{text}");
     assert!(head.contains("retry-after: 1"), "{head}");
@@ -1123,7 +1127,7 @@ fn two_servers_share_games_through_postgres_and_ride_out_its_restart() {
             std::thread::sleep(Duration::from_millis(100));
         }
     }
-    let (status, state) = two.post(&path, json!({"move": "F6", "number": 5}));
+    let (status, state) = two.post(&path, json!({"move": after_outage, "number": 5}));
     assert_eq!(status, 200, "{state}");
     assert_eq!(moves(&state).len(), 6);
     assert_eq!(moves(&state)[..4], moves(&on_one)[..]);
