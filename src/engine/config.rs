@@ -3,7 +3,6 @@
 //! so `easy` and `medium` exist unless the file redefines them.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -421,17 +420,10 @@ pub struct Config {
     from_file: BTreeSet<String>,
 }
 
-/// A configuration that cannot be used; `Display` is the one line the user reads.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConfigError(String);
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ConfigError {}
+crate::message_error!(
+    /// A configuration that cannot be used; `Display` is the one line the user reads.
+    ConfigError
+);
 
 impl Default for Config {
     /// The built-in levels, with the network found on this machine, if any.

@@ -6,3 +6,5 @@ pub mod download;
 pub mod lines;
 /// Finding programs and files on the machine.
 pub mod locate;
+/// An error that is one line for the user.
+pub mod message_error;

@@ -24,7 +24,6 @@ mod katago;
 pub use build::{BuildOptions, build};
 
 use std::collections::HashMap;
-use std::fmt;
 use std::io::Read;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -201,17 +200,10 @@ pub struct Book {
     entries: HashMap<u64, Entry>,
 }
 
-/// Why a book could not be read; `Display` names the line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BookError(String);
-
-impl fmt::Display for BookError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BookError {}
+crate::message_error!(
+    /// Why a book could not be read; `Display` names the line.
+    BookError
+);
 
 impl Book {
     /// An empty book for `size` (2 to 25), `komi` and the rules named `rules` (as

@@ -3,8 +3,6 @@
 //! KataGo's rule texts read into tengen's (`kata-set-rules`, `kata-set-rule`, an analysis
 //! query's `rules`): a name, or a JSON object of KataGo's fields.
 
-use std::fmt;
-
 use serde_json::Value;
 
 use super::{HandicapBonus, KoRule, Rules, Scoring, checked_komi};
@@ -79,17 +77,10 @@ impl KataRules {
     }
 }
 
-/// Why a rule text was refused.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RulesError(String);
-
-impl fmt::Display for RulesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RulesError {}
+crate::message_error!(
+    /// Why a rule text was refused.
+    RulesError
+);
 
 fn refuse(why: impl Into<String>) -> RulesError {
     RulesError(why.into())
