@@ -458,149 +458,188 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_lone_stone_in_territory_is_dead() {
-        let rows = [
-            ". . X O . . .",
-            ". . X O . . .",
-            ". . X O . X .",
-            ". X X O . . .",
-            ". X O O . . .",
-            ". X O . . . .",
-            ". X O . . . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(0.0));
-        let a = Assessment::of(&game, 400);
-        let f5 = Point::parse("F5", 7).unwrap();
-        assert_eq!(a.stones_with(StoneStatus::Dead), vec![f5]);
-        assert_eq!(
-            a.status(Point::parse("C7", 7).unwrap()),
-            Some(StoneStatus::Alive)
-        );
-        // Black: 8 stones + A1-A7, B5-B7 = 18; White: 8 stones + 23 points (F5 included).
-        assert_eq!(a.score(), 18.0 - 31.0);
+    /// A board assessed under Chinese rules, and what the assessment must say of it.
+    struct Judged {
+        name: &'static str,
+        rows: &'static [&'static str],
+        komi: f64,
+        playouts: usize,
+        /// Stones, by vertex, that are alive, in seki and dead.
+        alive: &'static [&'static str],
+        seki: &'static [&'static str],
+        dead: &'static [&'static str],
+        /// Whether `dead` names every dead stone.
+        no_other_dead: bool,
+        result: Option<&'static str>,
     }
 
+    const JUDGED: [Judged; 6] = [
+        Judged {
+            name: "a lone stone in territory is dead",
+            rows: &[
+                ". . X O . . .",
+                ". . X O . . .",
+                ". . X O . X .",
+                ". X X O . . .",
+                ". X O O . . .",
+                ". X O . . . .",
+                ". X O . . . .",
+            ],
+            komi: 0.0,
+            playouts: 400,
+            alive: &["C7"],
+            seki: &[],
+            dead: &["F5"],
+            no_other_dead: true,
+            // Black: 8 stones + A1-A7, B5-B7 = 18; White: 8 stones + 23 points (F5 included).
+            result: Some("W+13"),
+        },
+        Judged {
+            // Black's wall has the eye A1 and the region C1-D1 with a white stone on C1:
+            // Benson's algorithm proves the wall alive and C1 dead, whatever a few playouts
+            // say.
+            name: "pass-alive strings live and stones in their eyes die",
+            rows: &[
+                ". . . . . . .",
+                ". . . . . . .",
+                ". . . . . . .",
+                ". . . . . . .",
+                "O O O O O O .",
+                "X X X X X O .",
+                ". X O . X O .",
+            ],
+            komi: 0.0,
+            playouts: 1,
+            alive: &["A2", "B1", "E1", "E2"],
+            seki: &[],
+            dead: &["C1"],
+            no_other_dead: false,
+            result: None,
+        },
+        Judged {
+            // Black C9-C8-C7-D7 and White E9-E8-E7 have no eye and share D9 and D8: whoever
+            // fills one of them is captured, so both live in seki.
+            name: "seki is kept alive",
+            rows: &[
+                ". O X . O X . . .",
+                ". O X . O X . . .",
+                ". O X X O X . . .",
+                ". O O O X X . . .",
+                ". . . O X . . . .",
+                ". . . O X . . . .",
+                ". . . O X . . . .",
+                ". . . O X . . . .",
+                ". . . O X . . . .",
+            ],
+            komi: 0.0,
+            playouts: 400,
+            alive: &["D1"],
+            seki: &["C9", "E9"],
+            dead: &[],
+            no_other_dead: true,
+            result: None,
+        },
+        Judged {
+            // The end of a game against GNU Go. Bottom left: Black A2 and B1 share B2 with
+            // White's big group, whose only eye is A4, and keep A1 as their own eye: seki
+            // (Black filling B2 would give White A1 and the corner). Top left: White's corner
+            // shares A8 and B9 with Black A9 but it is a false seki: Black's throw-in at A8
+            // leaves White a two-point eye after the capture, and Black kills it. GNU Go
+            // counts B+3 too.
+            name: "a small string's seki survives beside a false one",
+            rows: &[
+                "X . O O X O . . .",
+                ". O O X X O . . .",
+                "O O X X X O O . .",
+                "X X X X X O . O .",
+                "O O X . X X O O .",
+                ". O X . X . X O O",
+                "O O O X X X . X X",
+                "X . O X O X X . .",
+                ". X O O O O O X .",
+            ],
+            komi: 7.0,
+            playouts: DEFAULT_PLAYOUTS,
+            alive: &["A9"],
+            seki: &["A2", "B1"],
+            dead: &["C9"],
+            no_other_dead: false,
+            result: Some("B+3"),
+        },
+        Judged {
+            // From a medium vs GNU Go game: the black group at the top left has only the eye
+            // A9-A8; White throws in and captures it. GNU Go scores W+38; so must we.
+            name: "a group with one two-point eye is dead",
+            rows: &[
+                ". X O O . . . . .",
+                ". X X O O O . . .",
+                "X X X X X O . . .",
+                "O O O O O O O O O",
+                ". O X X X X X X O",
+                ". . O X . X . X X",
+                ". O O X X . X X .",
+                ". X O O O X . . .",
+                "X . O . O O X . .",
+            ],
+            komi: 7.0,
+            playouts: DEFAULT_PLAYOUTS,
+            alive: &[],
+            seki: &[],
+            dead: &["B9"],
+            no_other_dead: false,
+            result: Some("W+38"),
+        },
+        Judged {
+            // From a medium vs GNU Go game: Black's group on the right has the eye space
+            // J9-J8-J7 with White on the vital point J8. White kills it by filling J7 (a
+            // two-stone throw-in that seki-preserving playouts must still allow). GNU Go: the
+            // group is dead.
+            name: "a straight three eye with a stone inside is dead",
+            rows: &[
+                ". . X O O O O X .",
+                "X X X X O O X X O",
+                "O O X . X O X X .",
+                "O X . X X O O X X",
+                "O X X X O O . O O",
+                "O X X X O O O X .",
+                "O O O O O X O O O",
+                ". X X O X X X O X",
+                "X . . O . . X O .",
+            ],
+            komi: 7.0,
+            playouts: DEFAULT_PLAYOUTS,
+            alive: &[],
+            seki: &[],
+            dead: &["H8"],
+            no_other_dead: false,
+            result: None,
+        },
+    ];
+
     #[test]
-    fn pass_alive_strings_live_and_stones_in_their_eyes_die() {
-        // Black's wall has the eye A1 and the region C1-D1 with a white stone on C1: Benson's
-        // algorithm proves the wall alive and C1 dead, whatever a few playouts say.
-        let rows = [
-            ". . . . . . .",
-            ". . . . . . .",
-            ". . . . . . .",
-            ". . . . . . .",
-            "O O O O O O .",
-            "X X X X X O .",
-            ". X O . X O .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(0.0));
-        let a = Assessment::of(&game, 1);
-        let at = |v: &str| a.status(Point::parse(v, 7).unwrap());
-        assert_eq!(at("C1"), Some(StoneStatus::Dead));
-        for v in ["A2", "B1", "E1", "E2"] {
-            assert_eq!(at(v), Some(StoneStatus::Alive), "{v}");
+    fn stones_are_judged_alive_dead_or_in_seki() {
+        for case in &JUDGED {
+            let name = case.name;
+            let game = Game::from_rows(case.rows, Rules::chinese(case.komi));
+            let a = Assessment::of(&game, case.playouts);
+            let p = |v| Point::parse(v, case.rows.len()).unwrap();
+            for (status, stones) in [
+                (StoneStatus::Alive, case.alive),
+                (StoneStatus::Seki, case.seki),
+                (StoneStatus::Dead, case.dead),
+            ] {
+                for &v in stones {
+                    assert_eq!(a.status(p(v)), Some(status), "{name}: {v}");
+                }
+            }
+            if case.no_other_dead {
+                let dead: Vec<Point> = case.dead.iter().map(|&v| p(v)).collect();
+                assert_eq!(a.stones_with(StoneStatus::Dead), dead, "{name}");
+            }
+            if let Some(result) = case.result {
+                assert_eq!(a.result(), result, "{name}");
+            }
         }
-    }
-
-    #[test]
-    fn seki_is_kept_alive() {
-        // Black C9-C8-C7-D7 and White E9-E8-E7 have no eye and share D9 and D8: whoever
-        // fills one of them is captured, so both live in seki.
-        let rows = [
-            ". O X . O X . . .",
-            ". O X . O X . . .",
-            ". O X X O X . . .",
-            ". O O O X X . . .",
-            ". . . O X . . . .",
-            ". . . O X . . . .",
-            ". . . O X . . . .",
-            ". . . O X . . . .",
-            ". . . O X . . . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(0.0));
-        let a = Assessment::of(&game, 400);
-        let p = |v| Point::parse(v, 9).unwrap();
-        assert_eq!(a.status(p("C9")), Some(StoneStatus::Seki));
-        assert_eq!(a.status(p("E9")), Some(StoneStatus::Seki));
-        assert_eq!(a.status(p("D1")), Some(StoneStatus::Alive));
-        assert!(a.stones_with(StoneStatus::Dead).is_empty());
-    }
-
-    #[test]
-    fn a_small_strings_seki_survives_beside_a_false_one() {
-        // The end of a game against GNU Go. Bottom left: Black A2 and B1 share B2 with
-        // White's big group, whose only eye is A4, and keep A1 as their own eye: seki (Black
-        // filling B2 would give White A1 and the corner). Top left: White's corner shares A8
-        // and B9 with Black A9 but it is a false seki: Black's throw-in at A8 leaves White a
-        // two-point eye after the capture, and Black kills it. GNU Go counts B+3 too.
-        let rows = [
-            "X . O O X O . . .",
-            ". O O X X O . . .",
-            "O O X X X O O . .",
-            "X X X X X O . O .",
-            "O O X . X X O O .",
-            ". O X . X . X O O",
-            "O O O X X X . X X",
-            "X . O X O X X . .",
-            ". X O O O O O X .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
-        let p = |v| Point::parse(v, 9).unwrap();
-        assert_eq!(a.status(p("A2")), Some(StoneStatus::Seki));
-        assert_eq!(a.status(p("B1")), Some(StoneStatus::Seki));
-        assert_eq!(a.status(p("C9")), Some(StoneStatus::Dead));
-        assert_eq!(a.status(p("A9")), Some(StoneStatus::Alive));
-        assert_eq!(a.result(), "B+3");
-    }
-
-    #[test]
-    fn a_group_with_one_two_point_eye_is_dead() {
-        // From a medium vs GNU Go game: the black group at the top left has only the eye
-        // A9-A8; White throws in and captures it. GNU Go scores W+38; so must we.
-        let rows = [
-            ". X O O . . . . .",
-            ". X X O O O . . .",
-            "X X X X X O . . .",
-            "O O O O O O O O O",
-            ". O X X X X X X O",
-            ". . O X . X . X X",
-            ". O O X X . X X .",
-            ". X O O O X . . .",
-            "X . O . O O X . .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
-        assert_eq!(
-            a.status(Point::parse("B9", 9).unwrap()),
-            Some(StoneStatus::Dead)
-        );
-        assert_eq!(a.result(), "W+38");
-    }
-
-    #[test]
-    fn a_straight_three_eye_with_a_stone_inside_is_dead() {
-        // From a medium vs GNU Go game: Black's group on the right has the eye space J9-J8-J7
-        // with White on the vital point J8. White kills it by filling J7 (a two-stone throw-in
-        // that seki-preserving playouts must still allow). GNU Go: the group is dead.
-        let rows = [
-            ". . X O O O O X .",
-            "X X X X O O X X O",
-            "O O X . X O X X .",
-            "O X . X X O O X X",
-            "O X X X O O . O O",
-            "O X X X O O O X .",
-            "O O O O O X O O O",
-            ". X X O X X X O X",
-            "X . . O . . X O .",
-        ];
-        let game = Game::from_rows(&rows, Rules::chinese(7.0));
-        let a = Assessment::of(&game, DEFAULT_PLAYOUTS);
-        assert_eq!(
-            a.status(Point::parse("H8", 9).unwrap()),
-            Some(StoneStatus::Dead)
-        );
     }
 
     #[test]

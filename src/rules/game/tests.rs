@@ -11,12 +11,18 @@ fn play_all(game: &mut Game, moves: &[(Color, &str)]) {
     }
 }
 
+/// A game of `size` under the default rules after `moves`.
+fn game_after(size: usize, moves: &[(Color, &str)]) -> Game {
+    let mut game = Game::new(size, Rules::default());
+    play_all(&mut game, moves);
+    game
+}
+
 use Color::{Black as B, White as W};
 
 #[test]
 fn illegal_moves_leave_the_game_unchanged() {
-    let mut game = Game::new(9, Rules::default());
-    play_all(&mut game, &[(B, "E5")]);
+    let mut game = game_after(9, &[(B, "E5")]);
     let hash = game.board().hash();
     assert_eq!(
         game.play(W, Move::Play(pt(&game, "E5"))),
@@ -28,8 +34,7 @@ fn illegal_moves_leave_the_game_unchanged() {
 
 #[test]
 fn suicide_is_illegal_unless_the_rules_allow_it() {
-    let mut game = Game::new(5, Rules::default());
-    play_all(&mut game, &[(W, "A1"), (B, "A2"), (B, "C1"), (B, "B2")]);
+    let mut game = game_after(5, &[(W, "A1"), (B, "A2"), (B, "C1"), (B, "B2")]);
     assert_eq!(
         game.play(W, Move::Play(pt(&game, "B1"))),
         Err(IllegalMove::Suicide)
@@ -51,16 +56,14 @@ fn suicide_is_illegal_unless_the_rules_allow_it() {
 
 #[test]
 fn consecutive_moves_of_one_colour_are_accepted() {
-    let mut game = Game::new(9, Rules::default());
-    play_all(&mut game, &[(B, "C3"), (B, "G7"), (B, "C7")]);
+    let game = game_after(9, &[(B, "C3"), (B, "G7"), (B, "C7")]);
     assert_eq!(game.to_move(), W);
 }
 
 /// A position where Black and White can take and retake a ko, with moves elsewhere between.
 fn ko_position() -> Game {
-    let mut game = Game::new(5, Rules::default());
-    play_all(
-        &mut game,
+    game_after(
+        5,
         &[
             (B, "B2"),
             (W, "C2"),
@@ -70,8 +73,7 @@ fn ko_position() -> Game {
             (W, "C4"),
             (B, "C3"),
         ],
-    );
-    game
+    )
 }
 
 #[test]
@@ -115,9 +117,8 @@ fn situational_superko_depends_on_the_player_to_move() {
 
 #[test]
 fn multi_stone_capture_counts_prisoners() {
-    let mut game = Game::new(9, Rules::default());
-    play_all(
-        &mut game,
+    let game = game_after(
+        9,
         &[
             (W, "A1"),
             (W, "B1"),
@@ -171,7 +172,6 @@ fn handicap_stones_are_not_moves() {
 
 #[test]
 fn trailing_passes_count() {
-    let mut game = Game::new(9, Rules::default());
-    play_all(&mut game, &[(B, "E5"), (W, "pass"), (B, "pass")]);
+    let game = game_after(9, &[(B, "E5"), (W, "pass"), (B, "pass")]);
     assert_eq!(game.trailing_passes(), 2);
 }

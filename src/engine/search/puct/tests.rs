@@ -266,19 +266,23 @@ fn backing_up_counts_a_win_for_the_player_who_moved() {
     assert_eq!(tree.nodes[first].mover_utility(), -1.0);
 }
 
+/// A `toy` root visited once (worth 0) and once through its first child, worth `white_value`
+/// to White; and that child's node.
+fn first_child_visited(priors: &[f32], white_value: f64) -> (Tree, usize) {
+    let mut tree = toy(priors);
+    back_up(&mut tree, &[ROOT], 0.0);
+    let first = tree.child_node(ROOT, 0);
+    back_up(&mut tree, &[ROOT, first], white_value);
+    (tree, first)
+}
+
 #[test]
 fn losses_turn_the_search_to_the_other_move_and_wins_keep_it() {
-    let mut tree = toy(&[0.6, 0.4]);
-    back_up(&mut tree, &[ROOT], 0.0);
     // Black loses every visit through its favourite: it turns to the other move.
-    let first = tree.child_node(ROOT, 0);
-    back_up(&mut tree, &[ROOT, first], 1.0);
+    let (tree, _) = first_child_visited(&[0.6, 0.4], 1.0);
     assert_eq!(tree.select(ROOT, Exploration::default()), Some(1));
     // With wins instead it stays.
-    let mut tree = toy(&[0.6, 0.4]);
-    back_up(&mut tree, &[ROOT], 0.0);
-    let first = tree.child_node(ROOT, 0);
-    back_up(&mut tree, &[ROOT, first], -1.0);
+    let (tree, _) = first_child_visited(&[0.6, 0.4], -1.0);
     assert_eq!(tree.select(ROOT, Exploration::default()), Some(0));
 }
 
@@ -289,13 +293,7 @@ fn first_play_urgency_is_the_parent_value_less_the_reduction() {
     // With c = 1 + 0.45 ln(501 / 500) and sqrt(1.01) for the one visit: child 1 scores
     // -v + 0.3219, child 2 (prior 0.36) -v / 2 - 0.08 + 0.3621. v = 0: 0.3219 against
     // 0.2821, child 1 leads; v = 0.1: 0.2219 against 0.2321, child 2 does.
-    let setup = |white_value: f64| {
-        let mut tree = toy(&[0.64, 0.36]);
-        back_up(&mut tree, &[ROOT], 0.0);
-        let first = tree.child_node(ROOT, 0);
-        back_up(&mut tree, &[ROOT, first], white_value);
-        tree
-    };
+    let setup = |white_value: f64| first_child_visited(&[0.64, 0.36], white_value).0;
     assert_eq!(setup(0.0).select(ROOT, Exploration::default()), Some(0));
     assert_eq!(setup(0.1).select(ROOT, Exploration::default()), Some(1));
 }
@@ -305,10 +303,7 @@ fn first_play_urgency_can_start_from_the_parents_own_evaluation() {
     // As above with v = 0.06: from the root's mean, child 2 scores -0.03 - 0.08 + 0.3621 =
     // 0.2521 against child 1's 0.2619. From KataGo's blend, the mean weighs 0.64^2 = 0.4096
     // and the root's own evaluation (0) the rest: -0.0123 - 0.08 + 0.3621 = 0.2698, child 2.
-    let mut tree = toy(&[0.64, 0.36]);
-    back_up(&mut tree, &[ROOT], 0.0);
-    let first = tree.child_node(ROOT, 0);
-    back_up(&mut tree, &[ROOT, first], 0.06);
+    let (tree, first) = first_child_visited(&[0.64, 0.36], 0.06);
     assert_eq!(tree.nodes[ROOT].evaluation, 0.0);
     assert_eq!(tree.nodes[first].evaluation, 0.06);
     assert_eq!(tree.select(ROOT, Exploration::default()), Some(0));
@@ -524,6 +519,20 @@ fn a_handicap_move_is_searched_with_the_playout_doubling_the_net_is_told_of() {
     assert_ne!(with, without, "the net reads the doubling");
 }
 
+/// A test with KataGo's g170-b6c96 net: it runs in --release with the net in
+/// `TENGEN_TEST_NETS` (build.rs then sets `test_nets`), and is ignored otherwise.
+macro_rules! real_net_test {
+    ($(#[$attr:meta])* fn $name:ident() $body:block) => {
+        #[test]
+        #[cfg_attr(
+            not(all(test_nets, not(debug_assertions))),
+            ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
+        )]
+        $(#[$attr])*
+        fn $name() $body
+    };
+}
+
 /// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
 fn real_net() -> Arc<Net> {
     let file = PathBuf::from(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
@@ -557,388 +566,359 @@ fn black_move(rows: &[&str], visits: u64, threads: usize) -> String {
     choice.mv.to_vertex(9)
 }
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn the_net_search_captures_to_save_its_own_stones() {
-    // Black's four stones in atari can only be saved by taking F6 at E6.
-    let rows = [
-        ".........",
-        "..OOOO...",
-        ".OXXXXO..",
-        "..OO.OX..",
-        ".....X...",
-        ".........",
-        ".........",
-        ".........",
-        ".........",
-    ];
-    assert_eq!(black_move(&rows, 40, 1), "E6");
-    assert_eq!(black_move(&rows, 40, 2), "E6");
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn the_net_search_saves_three_stones_in_atari() {
-    let rows = [
-        ".........",
-        ".........",
-        "...O.....",
-        "..OXO....",
-        "..OXO....",
-        "..OX.X...",
-        "...OXX...",
-        ".........",
-        ".........",
-    ];
-    assert_eq!(black_move(&rows, 40, 1), "E4");
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn an_analysis_reports_moves_and_the_nets_ownership() {
-    let game = Game::from_rows(
-        &[
+real_net_test!(
+    fn the_net_search_captures_to_save_its_own_stones() {
+        // Black's four stones in atari can only be saved by taking F6 at E6.
+        let rows = [
             ".........",
-            ".........",
-            "..X...O..",
+            "..OOOO...",
+            ".OXXXXO..",
+            "..OO.OX..",
+            ".....X...",
             ".........",
             ".........",
             ".........",
-            "..X...O..",
             ".........",
-            ".........",
-        ],
-        Rules::chinese(7.5),
-    );
-    let budget = Budget {
-        playouts: Some(60),
-        ..Budget::default()
-    };
-    let request = AnalysisRequest {
-        avoid: vec![Move::Pass],
-        ownership: true,
-        moves_ownership: true,
-        ..AnalysisRequest::new(Color::Black, Duration::from_secs(3600), budget)
-    };
-    let mut reports = Vec::new();
-    net_search(60, 2).analyze(&game, &request, |r| {
-        reports.push(r.clone());
-        true
-    });
-    let last = reports.last().expect("a report");
-    assert!(last.last);
-    assert_eq!(last.root.visits, 60);
-    let visits: u32 = last.moves.iter().map(|m| m.visits).sum();
-    assert_eq!(visits, 59, "every visit but the root's goes to a move");
-    assert!(last.moves.iter().all(|m| m.mv != Move::Pass));
-    assert!(last.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
-    let ownership = last.ownership.as_ref().expect("ownership");
-    assert_eq!(ownership.len(), 81);
-    // Black's stones on the left are Black's, White's on the right White's: from Black's
-    // view C7 (row 2, column 2) is near 1, G7 near -1.
-    assert!(ownership[2 * 9 + 2] > 0.5, "{ownership:?}");
-    assert!(ownership[2 * 9 + 6] < -0.5, "{ownership:?}");
-    let best = &last.moves[0];
-    assert_eq!(best.ownership.as_ref().map(Vec::len), Some(81));
-    assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
-    assert!(last.root.score.is_some());
-    // The utility is the search's own: the win/loss term plus score terms (at most 0.4) that
-    // lean the way the expected margin does.
-    let score_terms = |utility: f32, winrate: f32, score: Option<ScoreStats>| {
-        let terms = utility - (2.0 * winrate - 1.0);
-        let margin = score.map_or(0.0, |s| s.mean);
-        assert!(terms.abs() > 1e-4 && terms.abs() <= 0.4, "{terms} {margin}");
-        assert_eq!(terms > 0.0, margin > 0.0, "{terms} {margin}");
-    };
-    score_terms(best.utility, best.winrate, best.score);
-    score_terms(last.root.utility, last.root.winrate, last.root.score);
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
-    // The net is not exactly symmetric: one symmetry gives the four 3-3 points of an empty
-    // board different priors, the mean of all eight the same. A root the tree kept (after
-    // Black's E5, the board symmetric again) is evaluated again.
-    let priors_at_3_3 = |search: &PuctSearch| {
-        let tree = &search.tree;
-        let corners =
-            [(2, 2), (6, 2), (2, 6), (6, 6)].map(|(x, y)| Move::Play(Point::new(9, x, y)));
-        corners.map(|corner| {
-            let edge = tree.nodes[ROOT]
-                .edges()
-                .find(|&e| tree.edges[e].mv() == corner);
-            tree.prior(edge.expect("a root child"))
-        })
-    };
-    let spread = |p: [f32; 4]| {
-        p.iter().copied().fold(f32::MIN, f32::max) - p.iter().copied().fold(f32::MAX, f32::min)
-    };
-    let mut game = Game::new(9, Rules::chinese(7.5));
-    let mut one = net_search(40, 1);
-    one.choose(&game, Color::Black, &Budget::default());
-    assert!(
-        spread(priors_at_3_3(&one)) > 1e-5,
-        "{:?}",
-        priors_at_3_3(&one)
-    );
-    let mut all = net_search(40, 1);
-    all.settings.root_symmetries = 8;
-    all.choose(&game, Color::Black, &Budget::default());
-    assert!(
-        spread(priors_at_3_3(&all)) < 1e-6,
-        "{:?}",
-        priors_at_3_3(&all)
-    );
-    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
-        .unwrap();
-    all.choose(&game, Color::White, &Budget::default());
-    assert!(all.last_reused > 0);
-    assert!(
-        spread(priors_at_3_3(&all)) < 1e-6,
-        "{:?}",
-        priors_at_3_3(&all)
-    );
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
-    let mut game = Game::new(9, Rules::chinese(7.5));
-    let mut plain = net_search(40, 1);
-    plain.choose(&game, Color::Black, &Budget::default());
-    assert_eq!(plain.tree.nodes[ROOT].edge_count, 82);
-    let mut pruned = net_search(40, 1);
-    pruned.settings.root_symmetry_pruning = true;
-    pruned.choose(&game, Color::Black, &Budget::default());
-    // An empty 9x9 board has 15 sets of equivalent points; the pass stays.
-    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 16);
-    // After the tengen the board is symmetric again: the kept tree gives way to a pruned root.
-    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
-        .unwrap();
-    pruned.choose(&game, Color::White, &Budget::default());
-    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 15);
-    assert_eq!(pruned.last_reused, 0);
-    // An analysis shows every move.
-    let request = AnalysisRequest::new(
-        Color::White,
-        Duration::from_secs(3600),
-        Budget {
-            playouts: Some(40),
-            ..Budget::default()
-        },
-    );
-    pruned.analyze(&game, &request, |_| true);
-    assert_eq!(pruned.tree.nodes[ROOT].edge_count, 81);
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn with_transpositions_a_search_shares_nodes_and_keeps_them_for_the_next_move() {
-    let mut search = net_search(600, 1);
-    search.settings.transpositions = true;
-    let mut game = Game::new(9, Rules::chinese(7.5));
-    for (color, v) in [
-        (Color::Black, "E5"),
-        (Color::White, "E3"),
-        (Color::Black, "C4"),
-    ] {
-        game.play(color, Move::parse(v, 9).unwrap()).unwrap();
+        ];
+        assert_eq!(black_move(&rows, 40, 1), "E6");
+        assert_eq!(black_move(&rows, 40, 2), "E6");
     }
-    let first = search.choose(&game, Color::White, &Budget::default()).mv;
-    let tree = &search.tree;
-    assert_eq!(tree.nodes[ROOT].visits, 600);
-    // Some node has two edges into it, and every edge at most its node's visits.
-    assert!(
-        tree.links.len() >= tree.nodes.len(),
-        "{} links",
-        tree.links.len()
-    );
-    assert!(
-        tree.links
+);
+
+real_net_test!(
+    fn the_net_search_saves_three_stones_in_atari() {
+        let rows = [
+            ".........",
+            ".........",
+            "...O.....",
+            "..OXO....",
+            "..OXO....",
+            "..OX.X...",
+            "...OXX...",
+            ".........",
+            ".........",
+        ];
+        assert_eq!(black_move(&rows, 40, 1), "E4");
+    }
+);
+
+real_net_test!(
+    fn an_analysis_reports_moves_and_the_nets_ownership() {
+        let game = Game::from_rows(
+            &[
+                ".........",
+                ".........",
+                "..X...O..",
+                ".........",
+                ".........",
+                ".........",
+                "..X...O..",
+                ".........",
+                ".........",
+            ],
+            Rules::chinese(7.5),
+        );
+        let budget = Budget {
+            playouts: Some(60),
+            ..Budget::default()
+        };
+        let request = AnalysisRequest {
+            avoid: vec![Move::Pass],
+            ownership: true,
+            moves_ownership: true,
+            ..AnalysisRequest::new(Color::Black, Duration::from_secs(3600), budget)
+        };
+        let mut reports = Vec::new();
+        net_search(60, 2).analyze(&game, &request, |r| {
+            reports.push(r.clone());
+            true
+        });
+        let last = reports.last().expect("a report");
+        assert!(last.last);
+        assert_eq!(last.root.visits, 60);
+        let visits: u32 = last.moves.iter().map(|m| m.visits).sum();
+        assert_eq!(visits, 59, "every visit but the root's goes to a move");
+        assert!(last.moves.iter().all(|m| m.mv != Move::Pass));
+        assert!(last.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+        let ownership = last.ownership.as_ref().expect("ownership");
+        assert_eq!(ownership.len(), 81);
+        // Black's stones on the left are Black's, White's on the right White's: from Black's
+        // view C7 (row 2, column 2) is near 1, G7 near -1.
+        assert!(ownership[2 * 9 + 2] > 0.5, "{ownership:?}");
+        assert!(ownership[2 * 9 + 6] < -0.5, "{ownership:?}");
+        let best = &last.moves[0];
+        assert_eq!(best.ownership.as_ref().map(Vec::len), Some(81));
+        assert!(best.score.is_some() && best.pv.len() >= 2 && best.prior > 0.0);
+        assert!(last.root.score.is_some());
+        // The utility is the search's own: the win/loss term plus score terms (at most 0.4) that
+        // lean the way the expected margin does.
+        let score_terms = |utility: f32, winrate: f32, score: Option<ScoreStats>| {
+            let terms = utility - (2.0 * winrate - 1.0);
+            let margin = score.map_or(0.0, |s| s.mean);
+            assert!(terms.abs() > 1e-4 && terms.abs() <= 0.4, "{terms} {margin}");
+            assert_eq!(terms > 0.0, margin > 0.0, "{terms} {margin}");
+        };
+        score_terms(best.utility, best.winrate, best.score);
+        score_terms(last.root.utility, last.root.winrate, last.root.score);
+    }
+);
+
+real_net_test!(
+    fn a_root_under_all_eight_symmetries_gives_equivalent_moves_one_prior() {
+        // The net is not exactly symmetric: one symmetry gives the four 3-3 points of an empty
+        // board different priors, the mean of all eight the same. A root the tree kept (after
+        // Black's E5, the board symmetric again) is evaluated again.
+        let priors_at_3_3 = |search: &PuctSearch| {
+            let tree = &search.tree;
+            let corners =
+                [(2, 2), (6, 2), (2, 6), (6, 6)].map(|(x, y)| Move::Play(Point::new(9, x, y)));
+            corners.map(|corner| {
+                let edge = tree.nodes[ROOT]
+                    .edges()
+                    .find(|&e| tree.edges[e].mv() == corner);
+                tree.prior(edge.expect("a root child"))
+            })
+        };
+        let spread = |p: [f32; 4]| {
+            p.iter().copied().fold(f32::MIN, f32::max) - p.iter().copied().fold(f32::MAX, f32::min)
+        };
+        let mut game = Game::new(9, Rules::chinese(7.5));
+        let mut one = net_search(40, 1);
+        one.choose(&game, Color::Black, &Budget::default());
+        assert!(
+            spread(priors_at_3_3(&one)) > 1e-5,
+            "{:?}",
+            priors_at_3_3(&one)
+        );
+        let mut all = net_search(40, 1);
+        all.settings.root_symmetries = 8;
+        all.choose(&game, Color::Black, &Budget::default());
+        assert!(
+            spread(priors_at_3_3(&all)) < 1e-6,
+            "{:?}",
+            priors_at_3_3(&all)
+        );
+        game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+            .unwrap();
+        all.choose(&game, Color::White, &Budget::default());
+        assert!(all.last_reused > 0);
+        assert!(
+            spread(priors_at_3_3(&all)) < 1e-6,
+            "{:?}",
+            priors_at_3_3(&all)
+        );
+    }
+);
+
+real_net_test!(
+    fn root_symmetry_pruning_searches_one_move_of_each_equivalent_set() {
+        let mut game = Game::new(9, Rules::chinese(7.5));
+        let mut plain = net_search(40, 1);
+        plain.choose(&game, Color::Black, &Budget::default());
+        assert_eq!(plain.tree.nodes[ROOT].edge_count, 82);
+        let mut pruned = net_search(40, 1);
+        pruned.settings.root_symmetry_pruning = true;
+        pruned.choose(&game, Color::Black, &Budget::default());
+        // An empty 9x9 board has 15 sets of equivalent points; the pass stays.
+        assert_eq!(pruned.tree.nodes[ROOT].edge_count, 16);
+        // After the tengen the board is symmetric again: the kept tree gives way to a pruned root.
+        game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+            .unwrap();
+        pruned.choose(&game, Color::White, &Budget::default());
+        assert_eq!(pruned.tree.nodes[ROOT].edge_count, 15);
+        assert_eq!(pruned.last_reused, 0);
+        // An analysis shows every move.
+        let request = AnalysisRequest::new(
+            Color::White,
+            Duration::from_secs(3600),
+            Budget {
+                playouts: Some(40),
+                ..Budget::default()
+            },
+        );
+        pruned.analyze(&game, &request, |_| true);
+        assert_eq!(pruned.tree.nodes[ROOT].edge_count, 81);
+    }
+);
+
+real_net_test!(
+    fn with_transpositions_a_search_shares_nodes_and_keeps_them_for_the_next_move() {
+        let mut search = net_search(600, 1);
+        search.settings.transpositions = true;
+        let mut game = Game::new(9, Rules::chinese(7.5));
+        for (color, v) in [
+            (Color::Black, "E5"),
+            (Color::White, "E3"),
+            (Color::Black, "C4"),
+        ] {
+            game.play(color, Move::parse(v, 9).unwrap()).unwrap();
+        }
+        let first = search.choose(&game, Color::White, &Budget::default()).mv;
+        let tree = &search.tree;
+        assert_eq!(tree.nodes[ROOT].visits, 600);
+        // Some node has two edges into it, and every edge at most its node's visits.
+        assert!(
+            tree.links.len() >= tree.nodes.len(),
+            "{} links",
+            tree.links.len()
+        );
+        assert!(
+            tree.links
+                .iter()
+                .all(|link| link.visits <= tree.nodes[link.node as usize].visits)
+        );
+        assert!(
+            tree.positions
+                .as_ref()
+                .is_some_and(|p| p.len() == tree.nodes.len() - 1)
+        );
+        game.play(Color::White, first).unwrap();
+        search.choose(&game, Color::Black, &Budget::default());
+        assert!(search.last_reused > 0);
+        // Each node kept or made (the new root among them, a child before) known by its key.
+        let tree = &search.tree;
+        let mut known: Vec<u32> = tree
+            .positions
             .iter()
-            .all(|link| link.visits <= tree.nodes[link.node as usize].visits)
-    );
-    assert!(
-        tree.positions
-            .as_ref()
-            .is_some_and(|p| p.len() == tree.nodes.len() - 1)
-    );
-    game.play(Color::White, first).unwrap();
-    search.choose(&game, Color::Black, &Budget::default());
-    assert!(search.last_reused > 0);
-    // Each node kept or made (the new root among them, a child before) known by its key.
-    let tree = &search.tree;
-    let mut known: Vec<u32> = tree
-        .positions
-        .iter()
-        .flat_map(|p| p.values().copied())
-        .collect();
-    known.sort_unstable();
-    known.dedup();
-    assert_eq!(known.len(), tree.nodes.len());
-    assert_eq!(known.last(), Some(&(tree.nodes.len() as u32 - 1)));
-}
+            .flat_map(|p| p.values().copied())
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        assert_eq!(known.len(), tree.nodes.len());
+        assert_eq!(known.last(), Some(&(tree.nodes.len() as u32 - 1)));
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn the_tree_is_reused_down_the_moves_played_and_only_there() {
-    let mut game = Game::new(9, Rules::chinese(7.5));
-    let mut search = net_search(80, 1);
-    let first = search.choose(&game, Color::Black, &Budget::default()).mv;
-    assert_eq!(search.last_reused, 0);
-    let tree = &search.tree;
-    let after_first = tree.nodes[ROOT]
-        .edges()
-        .find(|&edge| tree.edges[edge].mv() == first)
-        .and_then(|edge| tree.node_of(edge))
-        .expect("the move played is a root child");
-    let reply = tree.ranked_children(after_first)[0];
-    let (reply, reply_visits) = (tree.edges[reply].mv(), tree.edge_visits(reply));
-    assert!(reply_visits >= 2);
-    game.play(Color::Black, first).unwrap();
-    game.play(Color::White, reply).unwrap();
-    search.choose(&game, Color::Black, &Budget::default());
-    assert_eq!(search.last_reused, reply_visits);
-    assert_eq!(search.tree.nodes[ROOT].visits, 80);
-    // A game that did not go through the tree starts afresh.
-    let mut other = Game::new(9, Rules::chinese(7.5));
-    other
-        .play(Color::Black, Move::Play(Point::new(9, 0, 0)))
-        .unwrap();
-    search.choose(&other, Color::White, &Budget::default());
-    assert_eq!(search.last_reused, 0);
-    assert_eq!(search.tree.nodes[ROOT].visits, 80);
-    // Nor is an empty board's tree kept for an empty board of another size.
-    search.choose(
-        &Game::new(9, Rules::chinese(7.5)),
-        Color::Black,
-        &Budget::default(),
-    );
-    let larger = Game::new(13, Rules::chinese(7.5));
-    search.choose(&larger, Color::Black, &Budget::default());
-    assert_eq!(search.last_reused, 0);
-    assert_eq!(usize::from(search.tree.nodes[ROOT].edge_count), 13 * 13 + 1);
-}
+real_net_test!(
+    fn the_tree_is_reused_down_the_moves_played_and_only_there() {
+        let mut game = Game::new(9, Rules::chinese(7.5));
+        let mut search = net_search(80, 1);
+        let first = search.choose(&game, Color::Black, &Budget::default()).mv;
+        assert_eq!(search.last_reused, 0);
+        let tree = &search.tree;
+        let after_first = tree.nodes[ROOT]
+            .edges()
+            .find(|&edge| tree.edges[edge].mv() == first)
+            .and_then(|edge| tree.node_of(edge))
+            .expect("the move played is a root child");
+        let reply = tree.ranked_children(after_first)[0];
+        let (reply, reply_visits) = (tree.edges[reply].mv(), tree.edge_visits(reply));
+        assert!(reply_visits >= 2);
+        game.play(Color::Black, first).unwrap();
+        game.play(Color::White, reply).unwrap();
+        search.choose(&game, Color::Black, &Budget::default());
+        assert_eq!(search.last_reused, reply_visits);
+        assert_eq!(search.tree.nodes[ROOT].visits, 80);
+        // A game that did not go through the tree starts afresh.
+        let mut other = Game::new(9, Rules::chinese(7.5));
+        other
+            .play(Color::Black, Move::Play(Point::new(9, 0, 0)))
+            .unwrap();
+        search.choose(&other, Color::White, &Budget::default());
+        assert_eq!(search.last_reused, 0);
+        assert_eq!(search.tree.nodes[ROOT].visits, 80);
+        // Nor is an empty board's tree kept for an empty board of another size.
+        search.choose(
+            &Game::new(9, Rules::chinese(7.5)),
+            Color::Black,
+            &Budget::default(),
+        );
+        let larger = Game::new(13, Rules::chinese(7.5));
+        search.choose(&larger, Color::Black, &Budget::default());
+        assert_eq!(search.last_reused, 0);
+        assert_eq!(usize::from(search.tree.nodes[ROOT].edge_count), 13 * 13 + 1);
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn a_search_stops_when_its_tree_has_no_more_room() {
-    let game = Game::new(9, Rules::chinese(7.5));
-    let mut search = net_search(5_000, 2);
-    let budget = 100_000;
-    search.tree.budget = budget;
-    let choice = search.choose(&game, Color::Black, &Budget::default());
-    assert!(choice.searched);
-    let tree = &search.tree;
-    assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
-    assert!(tree.is_full());
-    // A visit takes a node, its link and an edge a legal move (104 + 12 + 8 * 82 bytes at
-    // most): the tree holds at least the visits that fill it.
-    let visits = tree.nodes[ROOT].visits;
-    let most_a_visit = (size_of::<Node>() + size_of::<Link>() + 82 * size_of::<Edge>()) as u32;
-    assert!(
-        visits >= (budget as u32 - 3 * most_a_visit) / most_a_visit,
-        "{visits}"
-    );
-    assert!(visits < 200, "{visits}");
-}
+real_net_test!(
+    fn a_search_stops_when_its_tree_has_no_more_room() {
+        let game = Game::new(9, Rules::chinese(7.5));
+        let mut search = net_search(5_000, 2);
+        let budget = 100_000;
+        search.tree.budget = budget;
+        let choice = search.choose(&game, Color::Black, &Budget::default());
+        assert!(choice.searched);
+        let tree = &search.tree;
+        assert!(tree.bytes() <= budget, "{} bytes", tree.bytes());
+        assert!(tree.is_full());
+        // A visit takes a node, its link and an edge a legal move (104 + 12 + 8 * 82 bytes at
+        // most): the tree holds at least the visits that fill it.
+        let visits = tree.nodes[ROOT].visits;
+        let most_a_visit = (size_of::<Node>() + size_of::<Link>() + 82 * size_of::<Edge>()) as u32;
+        assert!(
+            visits >= (budget as u32 - 3 * most_a_visit) / most_a_visit,
+            "{visits}"
+        );
+        assert!(visits < 200, "{visits}");
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
-    let settings = SearchSettings {
-        threads: 2,
-        seed: Some(1),
-        ..SearchSettings::default()
-    };
-    let mut search = PuctSearch::new(real_net(), settings);
-    let on_the_clock = Budget {
-        deadline: Some(Instant::now() + Duration::from_secs(60)),
-        ..Budget::default()
-    };
-    let fixed = Budget {
-        playouts: Some(100),
-        ..on_the_clock.clone()
-    };
-    assert_eq!(
-        search.leaf_batch_for(&on_the_clock, false),
-        DEFAULT_LEAF_BATCH
-    );
-    assert_eq!(search.leaf_batch_for(&fixed, false), 1);
-    search.settings.leaf_batch = 8;
-    assert_eq!(search.leaf_batch_for(&on_the_clock, false), 8);
-    search.settings.leaf_batch = DEFAULT_LEAF_BATCH;
-    // The tree's room (not the clock) ends the search, after a hundred visits or so.
-    search.tree.budget = 100_000;
-    let game = Game::new(9, Rules::chinese(7.5));
-    assert!(search.choose(&game, Color::Black, &on_the_clock).searched);
-    let tree = &search.tree;
-    assert!(tree.is_full());
-    assert!(
-        tree.nodes.iter().all(|n| n.in_flight == 0),
-        "a visit left in flight"
-    );
-    let below: u32 = tree.nodes[ROOT].edges().map(|e| tree.edge_visits(e)).sum();
-    assert_eq!(
-        tree.nodes[ROOT].visits,
-        below + 1,
-        "every visit but the root's own"
-    );
-    assert!(below >= 100, "{below}");
-}
+real_net_test!(
+    fn a_search_on_the_clock_evaluates_leaves_in_batches_and_backs_each_up() {
+        let settings = SearchSettings {
+            threads: 2,
+            seed: Some(1),
+            ..SearchSettings::default()
+        };
+        let mut search = PuctSearch::new(real_net(), settings);
+        let on_the_clock = Budget {
+            deadline: Some(Instant::now() + Duration::from_secs(60)),
+            ..Budget::default()
+        };
+        let fixed = Budget {
+            playouts: Some(100),
+            ..on_the_clock.clone()
+        };
+        assert_eq!(
+            search.leaf_batch_for(&on_the_clock, false),
+            DEFAULT_LEAF_BATCH
+        );
+        assert_eq!(search.leaf_batch_for(&fixed, false), 1);
+        search.settings.leaf_batch = 8;
+        assert_eq!(search.leaf_batch_for(&on_the_clock, false), 8);
+        search.settings.leaf_batch = DEFAULT_LEAF_BATCH;
+        // The tree's room (not the clock) ends the search, after a hundred visits or so.
+        search.tree.budget = 100_000;
+        let game = Game::new(9, Rules::chinese(7.5));
+        assert!(search.choose(&game, Color::Black, &on_the_clock).searched);
+        let tree = &search.tree;
+        assert!(tree.is_full());
+        assert!(
+            tree.nodes.iter().all(|n| n.in_flight == 0),
+            "a visit left in flight"
+        );
+        let below: u32 = tree.nodes[ROOT].edges().map(|e| tree.edge_visits(e)).sum();
+        assert_eq!(
+            tree.nodes[ROOT].visits,
+            below + 1,
+            "every visit but the root's own"
+        );
+        assert!(below >= 100, "{below}");
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
-    let game = Game::new(9, Rules::chinese(7.5));
-    let request = AnalysisRequest::new(Color::Black, Duration::from_secs(3600), Budget::default());
-    // The level's 30 visits are a move's; the tree's room ends this analysis.
-    let mut search = net_search(30, 1);
-    search.tree.budget = 100_000;
-    assert_eq!(
-        search.leaf_batch_for(&request.budget, true),
-        DEFAULT_LEAF_BATCH
-    );
-    let mut last = None;
-    search.analyze(&game, &request, |report| {
-        last = Some(report.clone());
-        true
-    });
-    let last = last.expect("a report");
-    assert!(last.last && last.root.visits > 100, "{}", last.root.visits);
-    assert!(search.tree.is_full());
-}
+real_net_test!(
+    fn an_analysis_asking_no_visits_runs_past_the_levels_until_stopped() {
+        let game = Game::new(9, Rules::chinese(7.5));
+        let request =
+            AnalysisRequest::new(Color::Black, Duration::from_secs(3600), Budget::default());
+        // The level's 30 visits are a move's; the tree's room ends this analysis.
+        let mut search = net_search(30, 1);
+        search.tree.budget = 100_000;
+        assert_eq!(
+            search.leaf_batch_for(&request.budget, true),
+            DEFAULT_LEAF_BATCH
+        );
+        let mut last = None;
+        search.analyze(&game, &request, |report| {
+            last = Some(report.clone());
+            true
+        });
+        let last = last.expect("a report");
+        assert!(last.last && last.root.visits > 100, "{}", last.root.visits);
+        assert!(search.tree.is_full());
+    }
+);
 
 #[test]
 fn unvisited_children_rank_by_prior() {
@@ -993,74 +973,68 @@ fn a_root_policy_temperature_flattens_the_roots_priors_once() {
     assert_priors(&tree, &[0.7, 0.3]);
 }
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn a_search_out_of_time_plays_the_policys_move() {
-    let game = Game::new(9, Rules::chinese(7.5));
-    let budget = Budget {
-        deadline: Some(Instant::now()),
-        ..Budget::default()
-    };
-    let choice = net_search(100, 1).choose(&game, Color::Black, &budget);
-    // E5 has the empty board's highest policy (0.2434).
-    assert_eq!(choice.mv.to_vertex(9), "E5");
-}
+real_net_test!(
+    fn a_search_out_of_time_plays_the_policys_move() {
+        let game = Game::new(9, Rules::chinese(7.5));
+        let budget = Budget {
+            deadline: Some(Instant::now()),
+            ..Budget::default()
+        };
+        let choice = net_search(100, 1).choose(&game, Color::Black, &budget);
+        // E5 has the empty board's highest policy (0.2434).
+        assert_eq!(choice.mv.to_vertex(9), "E5");
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn pondering_leaves_a_tree_for_the_next_move() {
-    let mut game = Game::new(9, Rules::chinese(7.5));
-    game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
-        .unwrap();
-    let mut search = net_search(50, 1);
-    // Black ponders on White's move for 200 visits.
-    let ponder_budget = Budget {
-        playouts: Some(200),
-        ..Budget::default()
-    };
-    assert_eq!(search.ponder(&game, &ponder_budget), 200);
-    let tree = &search.tree;
-    let reply = tree.edges[tree.ranked_root_children()[0]].mv();
-    game.play(Color::White, reply).unwrap();
-    search.choose(&game, Color::Black, &Budget::default());
-    assert!(search.last_reused() >= 20, "{}", search.last_reused());
-}
+real_net_test!(
+    fn pondering_leaves_a_tree_for_the_next_move() {
+        let mut game = Game::new(9, Rules::chinese(7.5));
+        game.play(Color::Black, Move::Play(Point::new(9, 4, 4)))
+            .unwrap();
+        let mut search = net_search(50, 1);
+        // Black ponders on White's move for 200 visits.
+        let ponder_budget = Budget {
+            playouts: Some(200),
+            ..Budget::default()
+        };
+        assert_eq!(search.ponder(&game, &ponder_budget), 200);
+        let tree = &search.tree;
+        let reply = tree.edges[tree.ranked_root_children()[0]].mv();
+        game.play(Color::White, reply).unwrap();
+        search.choose(&game, Color::Black, &Budget::default());
+        assert!(search.last_reused() >= 20, "{}", search.last_reused());
+    }
+);
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
-    let net = real_net();
-    let settings = SearchSettings {
-        playouts: Some(100),
-        threads: 1,
-        seed: Some(1),
-        ..SearchSettings::default()
-    };
-    let game = Game::new(9, Rules::chinese(7.0));
-    let first = PuctSearch::new(Arc::clone(&net), settings.clone()).choose(
-        &game,
-        Color::Black,
-        &Budget::default(),
-    );
-    let (hits, misses) = net.cache().hits_and_misses();
-    assert_eq!(hits + misses, 100, "one lookup a visit");
-    // Another player with the same net and seed searches the same tree from the cache.
-    let second =
-        PuctSearch::new(Arc::clone(&net), settings).choose(&game, Color::Black, &Budget::default());
-    let (hits_after, misses_after) = net.cache().hits_and_misses();
-    assert_eq!(misses_after, misses, "nothing new to evaluate");
-    assert_eq!(hits_after - hits, 100);
-    assert_eq!(first.mv, second.mv);
-}
+real_net_test!(
+    fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
+        let net = real_net();
+        let settings = SearchSettings {
+            playouts: Some(100),
+            threads: 1,
+            seed: Some(1),
+            ..SearchSettings::default()
+        };
+        let game = Game::new(9, Rules::chinese(7.0));
+        let first = PuctSearch::new(Arc::clone(&net), settings.clone()).choose(
+            &game,
+            Color::Black,
+            &Budget::default(),
+        );
+        let (hits, misses) = net.cache().hits_and_misses();
+        assert_eq!(hits + misses, 100, "one lookup a visit");
+        // Another player with the same net and seed searches the same tree from the cache.
+        let second = PuctSearch::new(Arc::clone(&net), settings).choose(
+            &game,
+            Color::Black,
+            &Budget::default(),
+        );
+        let (hits_after, misses_after) = net.cache().hits_and_misses();
+        assert_eq!(misses_after, misses, "nothing new to evaluate");
+        assert_eq!(hits_after - hits, 100);
+        assert_eq!(first.mv, second.mv);
+    }
+);
 
 /// A 9x9 game with two handicap stones at komi 0.5, White to move.
 fn two_stone_game() -> Game {
@@ -1085,66 +1059,60 @@ fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
     )
 }
 
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
-    let game = two_stone_game();
-    let searched = |handicap_komi_set| {
-        let mut search = handicap_search(handicap_komi_set);
-        let choice = search.choose(&game, Color::Black, &Budget::default());
-        let komi = search.reusable.as_ref().map(|root| root.rules.komi);
-        let lead = search.report(false).root.score.map(|score| score.mean);
-        (choice.losing, komi, lead.expect("the net's score"))
-    };
-    let (plain_losing, plain_komi, plain_lead) = searched(None);
-    assert_eq!(plain_komi, Some(0.5));
-    assert_eq!(plain_losing, Some(false), "two stones up, Black wins");
-    // Two stones at 7 points each, less the half point and the 2 points of compensation
-    // White has: 12 points more.
-    let (dynamic_losing, dynamic_komi, dynamic_lead) = searched(Some(7.0));
-    assert_eq!(dynamic_komi, Some(12.5));
-    assert_eq!(
-        dynamic_losing, None,
-        "never resigns on a win rate under extra komi"
-    );
-    assert!(
-        plain_lead - dynamic_lead > 5.0,
-        "Black leads by {dynamic_lead} against {plain_lead}"
-    );
-}
-
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
-    let mut game = two_stone_game();
-    let mut search = handicap_search(None);
-    let choice = search.choose(&game, Color::White, &Budget::default());
-    let report = search.report(false).root;
-    assert!(report.winrate < 0.1, "White wins {}", report.winrate);
-    // About 20 points behind: less than two stones and the komi's shortfall (about 30).
-    assert_eq!(choice.losing, Some(false));
-    // Eight more Black stones while White passes: far behind its schedule.
-    let extra = [
-        (2, 4),
-        (4, 2),
-        (4, 6),
-        (6, 4),
-        (4, 4),
-        (3, 3),
-        (5, 5),
-        (3, 5),
-    ];
-    for (col, row) in extra {
-        game.play(Color::White, Move::Pass).expect("a pass");
-        let stone = Move::Play(Point::new(9, col, row));
-        game.play(Color::Black, stone).expect("an empty point");
+real_net_test!(
+    fn dynamic_komi_is_off_with_a_net_unless_the_level_asks_for_it() {
+        let game = two_stone_game();
+        let searched = |handicap_komi_set| {
+            let mut search = handicap_search(handicap_komi_set);
+            let choice = search.choose(&game, Color::Black, &Budget::default());
+            let komi = search.reusable.as_ref().map(|root| root.rules.komi);
+            let lead = search.report(false).root.score.map(|score| score.mean);
+            (choice.losing, komi, lead.expect("the net's score"))
+        };
+        let (plain_losing, plain_komi, plain_lead) = searched(None);
+        assert_eq!(plain_komi, Some(0.5));
+        assert_eq!(plain_losing, Some(false), "two stones up, Black wins");
+        // Two stones at 7 points each, less the half point and the 2 points of compensation
+        // White has: 12 points more.
+        let (dynamic_losing, dynamic_komi, dynamic_lead) = searched(Some(7.0));
+        assert_eq!(dynamic_komi, Some(12.5));
+        assert_eq!(
+            dynamic_losing, None,
+            "never resigns on a win rate under extra komi"
+        );
+        assert!(
+            plain_lead - dynamic_lead > 5.0,
+            "Black leads by {dynamic_lead} against {plain_lead}"
+        );
     }
-    let choice = search.choose(&game, Color::White, &Budget::default());
-    assert_eq!(choice.losing, Some(true));
-}
+);
+
+real_net_test!(
+    fn white_giving_a_handicap_is_not_losing_while_on_its_schedule() {
+        let mut game = two_stone_game();
+        let mut search = handicap_search(None);
+        let choice = search.choose(&game, Color::White, &Budget::default());
+        let report = search.report(false).root;
+        assert!(report.winrate < 0.1, "White wins {}", report.winrate);
+        // About 20 points behind: less than two stones and the komi's shortfall (about 30).
+        assert_eq!(choice.losing, Some(false));
+        // Eight more Black stones while White passes: far behind its schedule.
+        let extra = [
+            (2, 4),
+            (4, 2),
+            (4, 6),
+            (6, 4),
+            (4, 4),
+            (3, 3),
+            (5, 5),
+            (3, 5),
+        ];
+        for (col, row) in extra {
+            game.play(Color::White, Move::Pass).expect("a pass");
+            let stone = Move::Play(Point::new(9, col, row));
+            game.play(Color::Black, stone).expect("an empty point");
+        }
+        let choice = search.choose(&game, Color::White, &Budget::default());
+        assert_eq!(choice.losing, Some(true));
+    }
+);

@@ -109,30 +109,41 @@ fn rejected_commands_leave_the_state_unchanged() {
     ok(&mut e, "boardsize 9");
     ok(&mut e, "play b e5");
     let before = e.game().board().hash();
-    for (line, err) in [
-        ("play w e5", GtpError::IllegalMove),
-        ("boardsize 1", GtpError::UnacceptableSize),
-        ("boardsize 26", GtpError::UnacceptableSize),
-        ("boardsize 99999999999999999999999", GtpError::Syntax),
-        ("boardsize nine", GtpError::Syntax),
-        ("boardsize 19 13", GtpError::UnacceptableSize),
-        ("boardsize 9 9 9", GtpError::Syntax),
-        ("boardsize 9 x", GtpError::Syntax),
-        ("komi lots", GtpError::Syntax),
-        ("komi inf", GtpError::Syntax),
-        ("fixed_handicap 4", GtpError::BoardNotEmpty),
-        ("set_free_handicap a1 b2", GtpError::BoardNotEmpty),
-        ("genmove purple", GtpError::Syntax),
-        ("final_status_list undead", GtpError::Syntax),
-        ("time_settings 1 2", GtpError::Syntax),
-        ("kgs-time_settings sudden 5", GtpError::Syntax),
-        ("kgs-rules go-by-feel", GtpError::Syntax),
-        ("loadsgf /nonexistent/file.sgf", GtpError::CannotLoadFile),
-    ] {
-        assert_eq!(run(&mut e, line), Err(err), "{line}");
-        assert_eq!(e.game().board().hash(), before, "{line}");
-        assert_eq!(e.game().size(), 9, "{line}");
-        assert_eq!(e.game().moves().len(), 1, "{line}");
+    let refused: [(GtpError, &[&str]); 5] = [
+        (GtpError::IllegalMove, &["play w e5"]),
+        (
+            GtpError::UnacceptableSize,
+            &["boardsize 1", "boardsize 26", "boardsize 19 13"],
+        ),
+        (
+            GtpError::Syntax,
+            &[
+                "boardsize 99999999999999999999999",
+                "boardsize nine",
+                "boardsize 9 9 9",
+                "boardsize 9 x",
+                "komi lots",
+                "komi inf",
+                "genmove purple",
+                "final_status_list undead",
+                "time_settings 1 2",
+                "kgs-time_settings sudden 5",
+                "kgs-rules go-by-feel",
+            ],
+        ),
+        (
+            GtpError::BoardNotEmpty,
+            &["fixed_handicap 4", "set_free_handicap a1 b2"],
+        ),
+        (GtpError::CannotLoadFile, &["loadsgf /nonexistent/file.sgf"]),
+    ];
+    for (err, lines) in refused {
+        for &line in lines {
+            assert_eq!(run(&mut e, line), Err(err.clone()), "{line}");
+            assert_eq!(e.game().board().hash(), before, "{line}");
+            assert_eq!(e.game().size(), 9, "{line}");
+            assert_eq!(e.game().moves().len(), 1, "{line}");
+        }
     }
 }
 
@@ -312,6 +323,24 @@ fn katago_param_commands_set_the_search() {
 /// What a time command should do to the clock.
 type ClockChange<'a> = &'a dyn Fn(&mut Clock);
 
+/// Canadian overtime: `main` seconds, then `stones` moves in each `period` seconds.
+fn canadian(main: f64, period: f64, stones: u32) -> TimeSystem {
+    TimeSystem::Canadian {
+        main,
+        period,
+        stones,
+    }
+}
+
+/// Byoyomi: `main` seconds, then `periods` periods of `period` seconds.
+fn byoyomi(main: f64, period: f64, periods: u32) -> TimeSystem {
+    TimeSystem::Byoyomi {
+        main,
+        period,
+        periods,
+    }
+}
+
 /// Each time command leaves the clock holding its numbers: `time_settings` and
 /// `kgs-time_settings` set the system and give both players its full time again, `time_left`
 /// sets one colour's time and stones (a negative time or count is 0); a refused command
@@ -323,11 +352,7 @@ fn time_commands_accept_every_form() {
     assert_eq!(e.clock, expected);
     let steps: [(&str, ClockChange); 14] = [
         ("time_settings 300 30 5", &|c| {
-            c.set_system(TimeSystem::Canadian {
-                main: 300.0,
-                period: 30.0,
-                stones: 5,
-            })
+            c.set_system(canadian(300.0, 30.0, 5))
         }),
         ("time_left b 120 0", &|c| c.set_left(Color::Black, 120.0, 0)),
         ("time_left w -3 2", &|c| c.set_left(Color::White, 0.0, 2)),
@@ -343,32 +368,20 @@ fn time_commands_accept_every_form() {
             c.set_system(TimeSystem::Absolute { main: 900.0 })
         }),
         ("kgs-time_settings canadian 600 300 25", &|c| {
-            c.set_system(TimeSystem::Canadian {
-                main: 600.0,
-                period: 300.0,
-                stones: 25,
-            })
+            c.set_system(canadian(600.0, 300.0, 25))
         }),
         ("time_left black 45 4", &|c| {
             c.set_left(Color::Black, 45.0, 4)
         }),
         ("kgs-time_settings byoyomi 660 30 5", &|c| {
-            c.set_system(TimeSystem::Byoyomi {
-                main: 660.0,
-                period: 30.0,
-                periods: 5,
-            })
+            c.set_system(byoyomi(660.0, 30.0, 5))
         }),
         ("time_left white 25 3", &|c| {
             c.set_left(Color::White, 25.0, 3)
         }),
         ("time_left B 2.5 0", &|c| c.set_left(Color::Black, 2.5, 0)),
         ("kgs-time_settings BYOYOMI 0 10 1", &|c| {
-            c.set_system(TimeSystem::Byoyomi {
-                main: 0.0,
-                period: 10.0,
-                periods: 1,
-            })
+            c.set_system(byoyomi(0.0, 10.0, 1))
         }),
     ];
     for (line, change) in steps {

@@ -422,44 +422,47 @@ fn real_net_matches_katago_on_every_recorded_position() {
     within_tolerance(&batched);
 }
 
-/// The synthetic net of each version 8-15 (regenerated here from its seed) against KataGo's
-/// answers for it: tests/data/nets/synthetic/answers-vN.kata-raw-nn.txt.gz, 21 of the recorded
-/// positions (empty boards of 9, 13 and 19; openings and endgames; passes, a ko, a superko
-/// ban, handicap, a 7x7 and a 3x3 board, `kata-raw-nn all`, optimism 0.5 and 1.0, the colour
-/// not to move), recorded by tools/record-katago-nn.py with KataGo 1.17.2 (Eigen) from the
-/// nets the ignored test `write_synthetic_nets` writes. The nets are the writer's: changing
-/// the writer means recording these again.
+/// Every synthetic net, regenerated here from its seed: the convolutional ones of versions
+/// 8-15 and the transformers of 15-17, each with its version and the name of KataGo's answers
+/// for it (`vN`, `transformer-vN`).
+fn synthetic_nets() -> impl Iterator<Item = (String, i32, Net)> {
+    let convolutional = (8..=15).map(|v| {
+        (
+            format!("v{v}"),
+            v,
+            synthetic::net(v, true, synthetic::seed(v)),
+        )
+    });
+    let transformer = (15..=17).map(|v| {
+        let model = synthetic::transformer_net(v, true, synthetic::transformer_seed(v));
+        (format!("transformer-v{v}"), v, model)
+    });
+    convolutional
+        .chain(transformer)
+        .map(|(name, version, model)| {
+            let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+            (name, version, net)
+        })
+}
+
+/// Each synthetic net against KataGo's answers for it:
+/// tests/data/nets/synthetic/answers-vN.kata-raw-nn.txt.gz and
+/// answers-transformer-vN.kata-raw-nn.txt.gz, 21 of the recorded positions (empty boards of
+/// 9, 13 and 19; openings and endgames; passes, a ko, a superko ban, handicap, a 7x7 and a 3x3
+/// board, `kata-raw-nn all`, optimism 0.5 and 1.0, the colour not to move), recorded by
+/// tools/record-katago-nn.py with KataGo 1.17.2 (Eigen) from the nets the ignored test
+/// `write_synthetic_nets` writes. The nets are the writer's: changing the writer means
+/// recording these again.
 #[test]
 #[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
 fn synthetic_nets_match_katago() {
-    for version in 8..=15 {
-        let model = synthetic::net(version, true, synthetic::seed(version));
-        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+    for (name, _, net) in synthetic_nets() {
         let records = [data(&format!(
-            "synthetic/answers-v{version}.kata-raw-nn.txt.gz"
+            "synthetic/answers-{name}.kata-raw-nn.txt.gz"
         ))];
         let (positions, one_by_one, batched) = against_katago(&net, &records);
-        assert_eq!(positions, 21);
-        eprintln!("version {version}, largest differences from KataGo: {one_by_one:?}");
-        within_tolerance(&one_by_one);
-        within_tolerance(&batched);
-    }
-}
-
-/// The synthetic transformer net of each version 15-17 against KataGo's answers for it, on
-/// the same 21 positions: tests/data/nets/synthetic/answers-transformer-vN.kata-raw-nn.txt.gz.
-#[test]
-#[cfg_attr(debug_assertions, ignore = "slow in debug: run with --release")]
-fn synthetic_transformer_nets_match_katago() {
-    for version in 15..=17 {
-        let model = synthetic::transformer_net(version, true, synthetic::transformer_seed(version));
-        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
-        let records = [data(&format!(
-            "synthetic/answers-transformer-v{version}.kata-raw-nn.txt.gz"
-        ))];
-        let (positions, one_by_one, batched) = against_katago(&net, &records);
-        assert_eq!(positions, 21);
-        eprintln!("transformer version {version}, largest differences: {one_by_one:?}");
+        assert_eq!(positions, 21, "{name}");
+        eprintln!("{name}, largest differences from KataGo: {one_by_one:?}");
         within_tolerance(&one_by_one);
         within_tolerance(&batched);
     }
@@ -471,13 +474,7 @@ fn synthetic_transformer_nets_match_katago() {
 /// empty board is symmetric, each symmetry's answer is the one of symmetry 0 moved by it.
 #[test]
 fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
-    let convolutional = (8..=15).map(|v| (v, synthetic::net(v, true, synthetic::seed(v))));
-    let transformer = (15..=17).map(|v| {
-        let net = synthetic::transformer_net(v, true, synthetic::transformer_seed(v));
-        (v, net)
-    });
-    for (version, model) in convolutional.chain(transformer) {
-        let net = Net::from_model(Model::parse(&model, true).expect("a synthetic net"));
+    for (name, version, net) in synthetic_nets() {
         let mut f = empty_board(9, 6.5);
         f.legal[40] = false;
         let base = net.evaluate(&f, 0, 0.5);
@@ -486,10 +483,7 @@ fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
             assert!(out.policy[40].is_nan());
             let total: f32 =
                 out.policy.iter().filter(|p| !p.is_nan()).sum::<f32>() + out.policy_pass;
-            assert!(
-                (total - 1.0).abs() < 1e-5,
-                "version {version}: policy sums to {total}"
-            );
+            assert!((total - 1.0).abs() < 1e-5, "{name}: policy sums to {total}");
             let value = out.white_win + out.white_loss + out.no_result;
             assert!((value - 1.0).abs() < 1e-6);
             assert_eq!(
@@ -504,10 +498,7 @@ fn synthetic_nets_give_well_formed_outputs_under_every_symmetry() {
                 let q = symmetry::transform(s, 9, p);
                 if p != 40 && q != 40 {
                     let (a, b) = (out.policy[p], base.policy[q]);
-                    assert!(
-                        (a - b).abs() < 1e-5,
-                        "version {version} symmetry {s}: {a} vs {b}"
-                    );
+                    assert!((a - b).abs() < 1e-5, "{name} symmetry {s}: {a} vs {b}");
                 }
             }
             assert!((out.white_win - base.white_win).abs() < 1e-5);

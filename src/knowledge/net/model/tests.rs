@@ -313,28 +313,52 @@ fn what_katago_refuses_or_no_backend_runs_is_refused_by_name() {
         err.to_string().contains("without SwiGLU (blocks.1)"),
         "{err}"
     );
-    // A grouped RMSNorm at the tip.
-    let text = transformer_text(15).replacen(
-        "norm_trunkfinal\n24\n1e-06\n1\n0\n",
-        "norm_trunkfinal\n24\n1e-06\n1\n8\n",
-        1,
-    );
-    assert!(text_error(&text).contains("grouped RMSNorm"));
-    // Heads that do not share key/value heads evenly, and an odd RoPE head.
-    let text = transformer_text(15).replacen("blocks.0\n4\n2\n6\n", "blocks.0\n4\n3\n6\n", 1);
-    assert!(text_error(&text).contains("not a multiple of numKVHeads"));
-    let text = transformer_text(15).replacen("blocks.0\n4\n2\n6\n", "blocks.0\n4\n2\n5\n", 1);
-    assert!(text_error(&text).contains("odd, with RoPE"));
-    let text = tiny_text(15).replacen(
-        "trunk\n3\n2\n2\n2\n2\n1\n0\n",
-        "trunk\n3\n2\n2\n2\n2\n1\n2\n",
-        1,
-    );
-    assert!(text_error(&text).contains("unknown trunk norm kind 2"));
-    let text = tiny_text(15).replacen("28\n0\n", "28\n1\n", 1);
-    assert!(text_error(&text).contains("SGF-metadata encoder"));
-    let text = transformer_text(17).replacen("policyhead\n2\n", "policyhead\n3\n", 1);
-    assert!(text_error(&text).contains("policyOutChannels is 3"));
+    // Each edit of a synthetic net's text, and what the refusal names.
+    let (transformer, tiny_net) = (transformer_text(15), tiny_text(15));
+    for (text, from, to, refusal) in [
+        // A grouped RMSNorm at the tip.
+        (
+            &transformer,
+            "norm_trunkfinal\n24\n1e-06\n1\n0\n",
+            "norm_trunkfinal\n24\n1e-06\n1\n8\n",
+            "grouped RMSNorm",
+        ),
+        // Heads that do not share key/value heads evenly, and an odd RoPE head.
+        (
+            &transformer,
+            "blocks.0\n4\n2\n6\n",
+            "blocks.0\n4\n3\n6\n",
+            "not a multiple of numKVHeads",
+        ),
+        (
+            &transformer,
+            "blocks.0\n4\n2\n6\n",
+            "blocks.0\n4\n2\n5\n",
+            "odd, with RoPE",
+        ),
+        (
+            &tiny_net,
+            "trunk\n3\n2\n2\n2\n2\n1\n0\n",
+            "trunk\n3\n2\n2\n2\n2\n1\n2\n",
+            "unknown trunk norm kind 2",
+        ),
+        (&tiny_net, "28\n0\n", "28\n1\n", "SGF-metadata encoder"),
+        (
+            &transformer_text(17),
+            "policyhead\n2\n",
+            "policyhead\n3\n",
+            "policyOutChannels is 3",
+        ),
+        (
+            &tiny_net,
+            "ordinary_block",
+            "mystery_block",
+            "unknown block kind mystery_block",
+        ),
+    ] {
+        let error = text_error(&text.replacen(from, to, 1));
+        assert!(error.contains(refusal), "{refusal}: {error}");
+    }
     for version in ["7", "18", "-1"] {
         let text = tiny_text(15).replacen("\n15\n", &format!("\n{version}\n"), 1);
         let err = parse_text(&text).unwrap_err();
@@ -344,8 +368,6 @@ fn what_katago_refuses_or_no_backend_runs_is_refused_by_name() {
             "{err}"
         );
     }
-    let text = tiny_text(15).replacen("ordinary_block", "mystery_block", 1);
-    assert!(text_error(&text).contains("unknown block kind mystery_block"));
 }
 
 /// Files on disk: gzipped or not, and every way a file can be wrong names the file in one line.
