@@ -15,7 +15,7 @@ use common::pg::{self, Cluster};
 use common::temp::TempDir;
 use tengen::front::serve::pgstore::{PgSettings, PgStore};
 use tengen::front::serve::store::{
-    Ending, NewMoves, SCHEMA_VERSION, SqliteStore, Store, StoreErrorKind, StoredGame,
+    Ending, NewMoves, SCHEMA_VERSION, SqliteStore, Store, StoreErrorKind, StoredGame, Undo,
 };
 
 fn game(key: &str, moves: &[&str]) -> StoredGame {
@@ -113,9 +113,16 @@ fn keeps_games(store: &dyn Store) {
     );
     assert_eq!(all[1].ending.as_ref(), Some(&ending));
     // An undo asked of another position than the store's changes nothing.
-    let stale = store.truncate("a", 1, 1, 3, 170).unwrap_err();
+    let stale = store
+        .truncate("a", 1, Undo { keep: 1, from: 3 }, 170)
+        .unwrap_err();
     assert_eq!(stale.kind, StoreErrorKind::Taken, "{stale}");
-    assert_eq!(store.truncate("a", 1, 1, 4, 170).unwrap(), 2);
+    assert_eq!(
+        store
+            .truncate("a", 1, Undo { keep: 1, from: 4 }, 170)
+            .unwrap(),
+        2
+    );
     let a = store.load("a").unwrap().unwrap();
     assert_eq!((a.moves.len(), a.undone_from, a.version), (1, Some(4), 2));
     // A game whose moves end it, restored whole.
@@ -157,7 +164,12 @@ fn keeps_games(store: &dyn Store) {
 fn refuses_changes_made_on_an_old_copy(store: &dyn Store) {
     store.create(&game("v", &["D4", "E5", "F6", "G7"])).unwrap();
     assert_eq!(store.version("v").unwrap(), Some(0));
-    assert_eq!(store.truncate("v", 0, 2, 5, 200).unwrap(), 1);
+    assert_eq!(
+        store
+            .truncate("v", 0, Undo { keep: 2, from: 5 }, 200)
+            .unwrap(),
+        1
+    );
     assert_eq!(
         store
             .append("v", 1, new_moves(3, &["C3", "C4"]), 200)
@@ -170,7 +182,7 @@ fn refuses_changes_made_on_an_old_copy(store: &dyn Store) {
     };
     for refused in [
         store.append("v", 0, new_moves(5, &["H8"]), 210),
-        store.truncate("v", 0, 2, 5, 210),
+        store.truncate("v", 0, Undo { keep: 2, from: 5 }, 210),
         store.finish("v", 0, &resigned, 210),
     ] {
         let refused = refused.unwrap_err();

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::ai::{Ai, AnalysisLimits};
 use super::game::{NewGame, Refusal, ServedGame, board_rows, move_text};
 use super::limit::RateLimit;
-use super::store::{Ending, NewMoves, Store, StoreError, StoreErrorKind, StoredGame};
+use super::store::{Ending, NewMoves, Store, StoreError, StoreErrorKind, StoredGame, Undo};
 use crate::engine::player::Answer;
 use crate::rules::board::Move;
 use crate::rules::sgf::{self, RecordInfo};
@@ -1229,7 +1229,7 @@ async fn undo_in(server: &Server, entry: &Entry, slot: &mut Slot, number: u64) -
     let (key, version) = (game.key.clone(), game.version);
     let from = game.next_number();
     game.version = server
-        .blocking_store(move |s| s.truncate(&key, version, keep, from, now()))
+        .blocking_store(move |s| s.truncate(&key, version, Undo { keep, from }, now()))
         .await
         .map_err(|e| entry.gone_or(e))?;
     while game.game.moves().len() > keep {

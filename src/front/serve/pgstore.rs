@@ -21,8 +21,8 @@ use r2d2_postgres::PostgresConnectionManager;
 use r2d2_postgres::r2d2::{HandleError, Pool, PooledConnection};
 
 use super::store::{
-    Ending, GAME_COLUMNS, GameRow, NewMoves, SCHEMA_VERSION, Store, StoreError, StoreErrorKind,
-    StoredGame, ended, is_resignation, over_limit, stale,
+    Ending, GAME_COLUMNS, GameRow, NewMoves, Result, SCHEMA_VERSION, Store, StoreError,
+    StoreErrorKind, StoredGame, Undo, ended, holds, is_resignation, over_limit, stale, wrote,
 };
 
 /// The PostgreSQL schema's migrations, in order: migration `n` (from 1) brings version
@@ -296,11 +296,7 @@ impl PgStore {
     /// Connects to `url` (see [`parse_url`]) with `password`, and brings its schema to
     /// [`SCHEMA_VERSION`] under an advisory lock, so that servers starting together migrate
     /// it once.
-    pub fn open(
-        url: &str,
-        password: Option<String>,
-        settings: &PgSettings,
-    ) -> Result<PgStore, StoreError> {
+    pub fn open(url: &str, password: Option<String>, settings: &PgSettings) -> Result<PgStore> {
         let mut config = parse_url(url).map_err(StoreError::unavailable)?;
         if let Some(password) = password {
             config.password(password);
@@ -325,12 +321,12 @@ impl PgStore {
         Ok(store)
     }
 
-    fn conn(&self) -> Result<PooledConnection<PostgresConnectionManager<NoTls>>, StoreError> {
+    fn conn(&self) -> Result<PooledConnection<PostgresConnectionManager<NoTls>>> {
         Ok(self.pool.get()?)
     }
 
     /// The schema version of the database.
-    pub fn schema_version(&self) -> Result<usize, StoreError> {
+    pub fn schema_version(&self) -> Result<usize> {
         let mut conn = self.conn()?;
         let version: Option<i32> = conn
             .query_one("SELECT max(version) FROM tengen_schema", &[])?
@@ -344,7 +340,7 @@ impl PgStore {
         &self,
         filter: &str,
         args: &[&(dyn postgres::types::ToSql + Sync)],
-    ) -> Result<Vec<StoredGame>, StoreError> {
+    ) -> Result<Vec<StoredGame>> {
         let mut conn = self.conn()?;
         let mut tx = conn
             .build_transaction()
@@ -382,7 +378,7 @@ impl PgStore {
 
 /// Brings the schema to [`SCHEMA_VERSION`] in one transaction under [`MIGRATION_LOCK`];
 /// the version it had.
-fn migrate(conn: &mut Client) -> Result<usize, StoreError> {
+fn migrate(conn: &mut Client) -> Result<usize> {
     let mut tx = conn.transaction()?;
     tx.batch_execute(&format!(
         "SET LOCAL statement_timeout = {}",
@@ -419,7 +415,7 @@ fn migrate(conn: &mut Client) -> Result<usize, StoreError> {
 }
 
 /// A PostgreSQL row of [`GAME_COLUMNS`] as a game without its moves.
-fn game_from_row(row: &postgres::Row) -> Result<StoredGame, StoreError> {
+fn game_from_row(row: &postgres::Row) -> Result<StoredGame> {
     let row = GameRow {
         key: row.try_get(0)?,
         client: row.try_get(1)?,
@@ -439,14 +435,14 @@ fn game_from_row(row: &postgres::Row) -> Result<StoredGame, StoreError> {
 }
 
 /// A number as the schema's `INTEGER`.
-fn int(n: usize) -> Result<i32, StoreError> {
+fn int(n: usize) -> Result<i32> {
     i32::try_from(n).map_err(|_| StoreError::unavailable(format!("{n} is out of range")))
 }
 
 /// Locks game `key`'s row until the transaction ends (so that one change of a game at a
 /// time is made, whichever server makes it); its result (none while unfinished) and its
 /// version, or [`StoreErrorKind::Missing`] if it is not there.
-fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<(Option<String>, u64), StoreError> {
+fn lock_game(tx: &mut impl GenericClient, key: &str) -> Result<(Option<String>, u64)> {
     match tx.query_typed_opt(
         "SELECT result, version FROM games WHERE key = $1 FOR UPDATE",
         &[(&key, Type::TEXT)],
@@ -462,13 +458,13 @@ fn version_of(stored: i64) -> u64 {
 }
 
 /// A version as the schema's `BIGINT`.
-fn bigint(version: u64) -> Result<i64, StoreError> {
+fn bigint(version: u64) -> Result<i64> {
     i64::try_from(version)
         .map_err(|_| StoreError::unavailable(format!("{version} is out of range")))
 }
 
 /// Fails with [`StoreErrorKind::Taken`] unless `held`, game `key`'s version, is `version`.
-fn at_version(key: &str, held: u64, version: u64) -> Result<(), StoreError> {
+fn at_version(key: &str, held: u64, version: u64) -> Result<()> {
     if held != version {
         return Err(stale(key, held, version));
     }
@@ -476,7 +472,7 @@ fn at_version(key: &str, held: u64, version: u64) -> Result<(), StoreError> {
 }
 
 /// Sets game `key`'s version to `version` (the one after the version it was locked at).
-fn set_version(tx: &mut impl GenericClient, key: &str, version: u64) -> Result<(), StoreError> {
+fn set_version(tx: &mut impl GenericClient, key: &str, version: u64) -> Result<()> {
     tx.execute_typed(
         "UPDATE games SET version = $2 WHERE key = $1",
         &[(&key, Type::TEXT), (&bigint(version)?, Type::INT8)],
@@ -485,24 +481,14 @@ fn set_version(tx: &mut impl GenericClient, key: &str, version: u64) -> Result<(
 }
 
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
-fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<(), StoreError> {
+fn check_count(tx: &mut impl GenericClient, key: &str, count: usize) -> Result<()> {
     let held: i32 = tx
         .query_typed_one(
             "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = $1",
             &[(&key, Type::TEXT)],
         )?
         .try_get(0)?;
-    holds(key, held, count)
-}
-
-/// Fails with [`StoreErrorKind::Taken`] unless `held`, the moves game `key` holds, is `count`.
-fn holds(key: &str, held: i32, count: usize) -> Result<(), StoreError> {
-    if i64::from(held) != count as i64 {
-        return Err(StoreError::taken(format!(
-            "game {key} has {held} moves, not {count}: another server changed it"
-        )));
-    }
-    Ok(())
+    holds(key, held.into(), count)
 }
 
 /// Inserts `moves` numbered from `first`, in one statement.
@@ -511,7 +497,7 @@ fn insert_moves(
     key: &str,
     first: usize,
     moves: &[String],
-) -> Result<(), StoreError> {
+) -> Result<()> {
     if moves.is_empty() {
         return Ok(());
     }
@@ -529,7 +515,7 @@ fn insert_moves(
 }
 
 /// The numbers of `count` moves from `first`, as the store keeps them.
-fn move_numbers(first: usize, count: usize) -> Result<Vec<i32>, StoreError> {
+fn move_numbers(first: usize, count: usize) -> Result<Vec<i32>> {
     (first..first + count).map(int).collect()
 }
 
@@ -549,7 +535,7 @@ fn set_ending(
     key: &str,
     ending: Option<&Ending>,
     now: u64,
-) -> Result<(), StoreError> {
+) -> Result<()> {
     let (result, dead) = ending_columns(ending);
     let changed = tx.execute_typed(
         "UPDATE games SET result = $2, dead = $3, last_active = $4 WHERE key = $1",
@@ -560,20 +546,11 @@ fn set_ending(
             (&(now as i64), Type::INT8),
         ],
     )?;
-    if changed == 0 {
-        return Err(StoreError::missing(key));
-    }
-    Ok(())
+    wrote(key, changed)
 }
 
 impl Store for PgStore {
-    fn lease(
-        &self,
-        key: &str,
-        number: usize,
-        holder: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
+    fn lease(&self, key: &str, number: usize, holder: &str, ttl: Duration) -> Result<bool> {
         let millis = i64::try_from(ttl.as_millis()).unwrap_or(i64::MAX);
         let rows = self.conn()?.execute(
             "INSERT INTO ai_leases (key, number, holder, expires)
@@ -587,7 +564,7 @@ impl Store for PgStore {
         Ok(rows == 1)
     }
 
-    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>> {
         let most = i32::try_from(most).unwrap_or(i32::MAX);
         let row = self
             .pool
@@ -598,26 +575,22 @@ impl Store for PgStore {
         Ok((!admitted).then(|| Duration::from_secs_f64(wait.clamp(0.001, 1.0))))
     }
 
-    fn ping(&self) -> Result<(), StoreError> {
+    fn ping(&self) -> Result<()> {
         self.pool
             .get_timeout(PING_TIMEOUT)?
             .simple_query("SELECT 1")?;
         Ok(())
     }
 
-    fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
+    fn load_all(&self) -> Result<Vec<StoredGame>> {
         self.select("", &[])
     }
 
-    fn load(&self, key: &str) -> Result<Option<StoredGame>, StoreError> {
+    fn load(&self, key: &str) -> Result<Option<StoredGame>> {
         Ok(self.select("WHERE key = $1", &[&key])?.pop())
     }
 
-    fn find_request(
-        &self,
-        client: &str,
-        request_id: &str,
-    ) -> Result<Option<StoredGame>, StoreError> {
+    fn find_request(&self, client: &str, request_id: &str) -> Result<Option<StoredGame>> {
         Ok(self
             .select(
                 "WHERE client = $1 AND request_id = $2",
@@ -626,7 +599,7 @@ impl Store for PgStore {
             .pop())
     }
 
-    fn count(&self) -> Result<usize, StoreError> {
+    fn count(&self) -> Result<usize> {
         let count: i64 = self
             .conn()?
             .query_one("SELECT count(*) FROM games", &[])?
@@ -634,7 +607,7 @@ impl Store for PgStore {
         Ok(usize::try_from(count).unwrap_or(0))
     }
 
-    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError> {
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<()> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
         if game.ending.is_none() {
@@ -679,7 +652,7 @@ impl Store for PgStore {
         Ok(())
     }
 
-    fn version(&self, key: &str) -> Result<Option<u64>, StoreError> {
+    fn version(&self, key: &str) -> Result<Option<u64>> {
         let row = self.conn()?.query_typed_opt(
             "SELECT version FROM games WHERE key = $1",
             &[(&key, Type::TEXT)],
@@ -687,13 +660,7 @@ impl Store for PgStore {
         row.map(|row| Ok(version_of(row.try_get(0)?))).transpose()
     }
 
-    fn append(
-        &self,
-        key: &str,
-        version: u64,
-        moves: NewMoves,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn append(&self, key: &str, version: u64, moves: NewMoves, now: u64) -> Result<u64> {
         let count = moves.first.saturating_sub(1);
         let numbers = move_numbers(moves.first, moves.moves.len())?;
         let (result, dead) = ending_columns(moves.ending.as_ref());
@@ -717,18 +684,11 @@ impl Store for PgStore {
             return Err(ended(key, &result));
         }
         at_version(key, version_of(found.try_get(1)?), version)?;
-        holds(key, found.try_get(2)?, count)?;
+        holds(key, found.try_get::<_, i32>(2)?.into(), count)?;
         Ok(version + 1)
     }
 
-    fn truncate(
-        &self,
-        key: &str,
-        version: u64,
-        len: usize,
-        undone_from: usize,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn truncate(&self, key: &str, version: u64, undo: Undo, now: u64) -> Result<u64> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
         let (result, held) = lock_game(&mut tx, key)?;
@@ -736,14 +696,14 @@ impl Store for PgStore {
             return Err(ended(key, &result));
         }
         at_version(key, held, version)?;
-        check_count(&mut tx, key, undone_from.saturating_sub(1))?;
+        check_count(&mut tx, key, undo.from.saturating_sub(1))?;
         tx.execute(
             "DELETE FROM moves WHERE key = $1 AND number > $2",
-            &[&key, &int(len)?],
+            &[&key, &int(undo.keep)?],
         )?;
         tx.execute(
             "UPDATE games SET undone_from = $2 WHERE key = $1",
-            &[&key, &int(undone_from)?],
+            &[&key, &int(undo.from)?],
         )?;
         set_ending(&mut tx, key, None, now)?;
         set_version(&mut tx, key, version + 1)?;
@@ -751,13 +711,7 @@ impl Store for PgStore {
         Ok(version + 1)
     }
 
-    fn finish(
-        &self,
-        key: &str,
-        version: u64,
-        ending: &Ending,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn finish(&self, key: &str, version: u64, ending: &Ending, now: u64) -> Result<u64> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
         let (result, held) = lock_game(&mut tx, key)?;
@@ -771,25 +725,22 @@ impl Store for PgStore {
         Ok(version + 1)
     }
 
-    fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
+    fn touch(&self, key: &str, now: u64) -> Result<()> {
         let mut conn = self.conn()?;
         let changed = conn.execute(
             "UPDATE games SET last_active = $2 WHERE key = $1",
             &[&key, &(now as i64)],
         )?;
-        if changed == 0 {
-            return Err(StoreError::missing(key));
-        }
-        Ok(())
+        wrote(key, changed)
     }
 
-    fn delete(&self, key: &str) -> Result<(), StoreError> {
+    fn delete(&self, key: &str) -> Result<()> {
         let mut conn = self.conn()?;
         conn.execute("DELETE FROM games WHERE key = $1", &[&key])?;
         Ok(())
     }
 
-    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>> {
         let mut conn = self.conn()?;
         let mut tx = conn.transaction()?;
         // One server expires at a time; the others find the lock taken and skip this round.

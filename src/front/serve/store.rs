@@ -69,6 +69,15 @@ pub struct NewMoves {
     pub ending: Option<Ending>,
 }
 
+/// An undo to store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undo {
+    /// How many moves stay.
+    pub keep: usize,
+    /// The number the undo was asked with (the next move's then).
+    pub from: usize,
+}
+
 /// Why a store call failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreErrorKind {
@@ -126,6 +135,27 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// What a store's calls return.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Fails with [`StoreErrorKind::Taken`] unless `held`, the moves game `key` holds, is `count`.
+pub fn holds(key: &str, held: i64, count: usize) -> Result<()> {
+    if held != count as i64 {
+        return Err(StoreError::taken(format!(
+            "game {key} has {held} moves, not {count}: another server changed it"
+        )));
+    }
+    Ok(())
+}
+
+/// Succeeds when a write to game `key` changed `rows` > 0 rows; else the game is not there.
+pub fn wrote(key: &str, rows: u64) -> Result<()> {
+    if rows == 0 {
+        return Err(StoreError::missing(key));
+    }
+    Ok(())
+}
+
 impl From<rusqlite::Error> for StoreError {
     fn from(e: rusqlite::Error) -> StoreError {
         let kind = match e.sqlite_error() {
@@ -148,78 +178,59 @@ impl From<rusqlite::Error> for StoreError {
 /// the store each hold copies).
 pub trait Store: Send + Sync {
     /// Every game held, with its moves.
-    fn load_all(&self) -> Result<Vec<StoredGame>, StoreError>;
+    fn load_all(&self) -> Result<Vec<StoredGame>>;
     /// The game `key`, if held.
-    fn load(&self, key: &str) -> Result<Option<StoredGame>, StoreError>;
+    fn load(&self, key: &str) -> Result<Option<StoredGame>>;
     /// The game that `client` created with the request id `request_id`, if held.
-    fn find_request(
-        &self,
-        client: &str,
-        request_id: &str,
-    ) -> Result<Option<StoredGame>, StoreError>;
+    fn find_request(&self, client: &str, request_id: &str) -> Result<Option<StoredGame>>;
     /// Adds a new game (its `moves` and `ending` too). Fails with [`StoreErrorKind::Taken`]
     /// when its key, or its client's request id, is taken, and with
     /// [`StoreErrorKind::Limit`] when it is unfinished and its client already has `max_open`
     /// unfinished games: counted in the same transaction, one creation of a client's at a
     /// time, so that the limit holds for servers sharing the store.
-    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError>;
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<()>;
     /// Adds a new game, as [`Store::create_within`] with no limit.
-    fn create(&self, game: &StoredGame) -> Result<(), StoreError> {
+    fn create(&self, game: &StoredGame) -> Result<()> {
         self.create_within(game, usize::MAX)
     }
     /// How many games it holds.
-    fn count(&self) -> Result<usize, StoreError>;
+    fn count(&self) -> Result<usize>;
     /// The version of game `key` ([`StoredGame::version`]), if held.
-    fn version(&self, key: &str) -> Result<Option<u64>, StoreError>;
+    fn version(&self, key: &str) -> Result<Option<u64>>;
     /// Appends `moves` (and their ending) to the game at `version`; its new version. Fails,
     /// storing nothing, when the game is gone ([`StoreErrorKind::Missing`]), or has ended, or
     /// is at another version, or the first is not the next move, a number taken or left out
     /// ([`StoreErrorKind::Taken`]: another server changed the game).
-    fn append(&self, key: &str, version: u64, moves: NewMoves, now: u64)
-    -> Result<u64, StoreError>;
-    /// Keeps the first `len` moves only of the game at `version`, clears the ending and notes
-    /// `undone_from`, the number the undo was asked with; its new version. Fails with
+    fn append(&self, key: &str, version: u64, moves: NewMoves, now: u64) -> Result<u64>;
+    /// Keeps the first `undo.keep` moves only of the game at `version`, clears the ending and
+    /// notes `undo.from` as its `undone_from`; its new version. Fails with
     /// [`StoreErrorKind::Taken`], changing nothing, unless the game is at `version`, has
-    /// `undone_from - 1` moves and did not end by resignation (another server changed it).
-    fn truncate(
-        &self,
-        key: &str,
-        version: u64,
-        len: usize,
-        undone_from: usize,
-        now: u64,
-    ) -> Result<u64, StoreError>;
+    /// `undo.from - 1` moves and did not end by resignation (another server changed it).
+    fn truncate(&self, key: &str, version: u64, undo: Undo, now: u64) -> Result<u64>;
     /// Records the ending of the game at `version` that ended without a move (a
     /// resignation); its new version. Fails with [`StoreErrorKind::Taken`] when it has ended
     /// already or is at another version (another server changed it).
-    fn finish(&self, key: &str, version: u64, ending: &Ending, now: u64)
-    -> Result<u64, StoreError>;
+    fn finish(&self, key: &str, version: u64, ending: &Ending, now: u64) -> Result<u64>;
     /// Notes that the game was used at `now`; fails with [`StoreErrorKind::Missing`] when
     /// it is not there.
-    fn touch(&self, key: &str, now: u64) -> Result<(), StoreError>;
+    fn touch(&self, key: &str, now: u64) -> Result<()>;
     /// Removes a game; removing one that is not there is no error.
-    fn delete(&self, key: &str) -> Result<(), StoreError>;
+    fn delete(&self, key: &str) -> Result<()>;
     /// Removes the games last active before `before` but those in `keep` (used since, but
     /// only read); their keys.
-    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError>;
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>>;
     /// Whether the store answers: one trivial query.
-    fn ping(&self) -> Result<(), StoreError>;
+    fn ping(&self) -> Result<()>;
     /// Claims for `holder` the computing of the AI's move `number` in game `key`, for `ttl`
     /// by the store's clock: true when `holder` has it (no lease, an expired one, one for
     /// another move, or its own), false while another holder's lease for that move is live.
-    fn lease(
-        &self,
-        key: &str,
-        number: usize,
-        holder: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError>;
+    fn lease(&self, key: &str, number: usize, holder: &str, ttl: Duration) -> Result<bool>;
     /// Counts a request of `client` toward the request rate that the servers sharing the
     /// store hold together: admitted (`None`) while the client's requests admitted in this
     /// second and the one before, by the store's clock, are fewer than `most`; else refused,
     /// uncounted, with the wait until the next second. A store that one server has to itself
     /// (SQLite) counts nothing and admits every request: that server counts in its memory.
-    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>, StoreError> {
+    fn count_request(&self, client: &str, most: u32) -> Result<Option<Duration>> {
         let _ = (client, most);
         Ok(None)
     }
@@ -293,10 +304,10 @@ pub struct SqliteStore {
 }
 
 /// One write, run inside a savepoint of the group's transaction.
-type Write = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + Send>;
+type Write = Box<dyn FnOnce(&Connection) -> Result<()> + Send>;
 
 /// Where the group's committer leaves a write's result.
-type Outcome = Mutex<Option<Result<(), StoreError>>>;
+type Outcome = Mutex<Option<Result<()>>>;
 
 /// The columns of `games` that [`GameRow`] holds, in its order (both stores).
 pub(super) const GAME_COLUMNS: &str = "key, client, size, level, color, komi, handicap, result, dead, last_active, request_id, undone_from, version";
@@ -345,7 +356,7 @@ impl GameRow {
 /// Brings the schema of `conn`'s database to [`SCHEMA_VERSION`], in one transaction that
 /// holds SQLite's write lock from its start, so that of several processes opening the file
 /// at once, one migrates and the others find it done. Its version before.
-fn migrate_sqlite(conn: &mut Connection) -> Result<usize, StoreError> {
+fn migrate_sqlite(conn: &mut Connection) -> Result<usize> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let version = usize::try_from(version).unwrap_or(usize::MAX);
@@ -366,7 +377,7 @@ fn migrate_sqlite(conn: &mut Connection) -> Result<usize, StoreError> {
 impl SqliteStore {
     /// Opens (creating if needed) the database at `path`, migrated to [`SCHEMA_VERSION`];
     /// `:memory:` keeps it in memory.
-    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteStore> {
         let at = |e: StoreError| StoreError {
             message: format!("{}: {}", path.display(), e.message),
             ..e
@@ -398,7 +409,7 @@ impl SqliteStore {
     }
 
     /// The schema version of the open database.
-    pub fn schema_version(&self) -> Result<usize, StoreError> {
+    pub fn schema_version(&self) -> Result<usize> {
         let version: i64 = self
             .conn()
             .query_row("PRAGMA user_version", [], |r| r.get(0))?;
@@ -407,10 +418,7 @@ impl SqliteStore {
 
     /// Runs `write` in a transaction and commits it, with the writes that queued meanwhile;
     /// returns once it is on disk.
-    fn write(
-        &self,
-        write: impl FnOnce(&Connection) -> Result<(), StoreError> + Send + 'static,
-    ) -> Result<(), StoreError> {
+    fn write(&self, write: impl FnOnce(&Connection) -> Result<()> + Send + 'static) -> Result<()> {
         let outcome: Arc<Outcome> = Arc::new(Mutex::new(None));
         self.queue().push((Box::new(write), Arc::clone(&outcome)));
         let mut conn = self.conn();
@@ -446,11 +454,7 @@ impl SqliteStore {
     }
 
     /// The games (with their moves) that `filter` (a `WHERE` clause) selects with `args`.
-    fn select(
-        &self,
-        filter: &str,
-        args: impl rusqlite::Params,
-    ) -> Result<Vec<StoredGame>, StoreError> {
+    fn select(&self, filter: &str, args: impl rusqlite::Params) -> Result<Vec<StoredGame>> {
         let conn = self.conn();
         let mut games = conn.prepare(&format!(
             "SELECT {GAME_COLUMNS} FROM games {filter} ORDER BY created, key"
@@ -502,10 +506,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// first, and a read transaction of WAL mode that another connection (a server sharing the
 /// file) writes past cannot become a write one; it would fail at once, `SQLITE_BUSY`,
 /// without waiting for the lock.
-fn commit_group(
-    conn: &mut Connection,
-    writes: Vec<Write>,
-) -> Result<Vec<Result<(), StoreError>>, StoreError> {
+fn commit_group(conn: &mut Connection, writes: Vec<Write>) -> Result<Vec<Result<()>>, StoreError> {
     let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut results = Vec::with_capacity(writes.len());
     for write in writes {
@@ -522,7 +523,7 @@ fn commit_group(
 
 /// The result of game `key` (none while unfinished); [`StoreErrorKind::Missing`] when it
 /// is not there.
-fn result_of(tx: &Connection, key: &str) -> Result<Option<String>, StoreError> {
+fn result_of(tx: &Connection, key: &str) -> Result<Option<String>> {
     tx.query_row("SELECT result FROM games WHERE key = ?1", [key], |r| {
         r.get(0)
     })
@@ -532,7 +533,7 @@ fn result_of(tx: &Connection, key: &str) -> Result<Option<String>, StoreError> {
 
 /// Moves game `key` from `version` to the next; fails with [`StoreErrorKind::Taken`] when
 /// it is at another version, and with [`StoreErrorKind::Missing`] when it is not there.
-fn advance(tx: &Connection, key: &str, version: u64) -> Result<u64, StoreError> {
+fn advance(tx: &Connection, key: &str, version: u64) -> Result<u64> {
     let held: i64 = tx
         .query_row("SELECT version FROM games WHERE key = ?1", [key], |r| {
             r.get(0)
@@ -551,26 +552,16 @@ fn advance(tx: &Connection, key: &str, version: u64) -> Result<u64, StoreError> 
 }
 
 /// Fails with [`StoreErrorKind::Taken`] unless game `key` has `count` moves.
-fn check_count(tx: &Connection, key: &str, count: usize) -> Result<(), StoreError> {
+fn check_count(tx: &Connection, key: &str, count: usize) -> Result<()> {
     let held: i64 = tx.query_row(
         "SELECT COALESCE(MAX(number), 0) FROM moves WHERE key = ?1",
         [key],
         |r| r.get(0),
     )?;
-    if held != count as i64 {
-        return Err(StoreError::taken(format!(
-            "game {key} has {held} moves, not {count}: another server changed it"
-        )));
-    }
-    Ok(())
+    holds(key, held, count)
 }
 
-fn insert_moves(
-    tx: &Connection,
-    key: &str,
-    first: usize,
-    moves: &[String],
-) -> Result<(), StoreError> {
+fn insert_moves(tx: &Connection, key: &str, first: usize, moves: &[String]) -> Result<()> {
     let mut insert =
         tx.prepare_cached("INSERT INTO moves (key, number, move) VALUES (?1, ?2, ?3)")?;
     for (i, mv) in moves.iter().enumerate() {
@@ -581,12 +572,7 @@ fn insert_moves(
 
 /// Sets the ending (none: unfinished) and the time of the last change; fails when the game
 /// is not there.
-fn set_ending(
-    tx: &Connection,
-    key: &str,
-    ending: Option<&Ending>,
-    now: u64,
-) -> Result<(), StoreError> {
+fn set_ending(tx: &Connection, key: &str, ending: Option<&Ending>, now: u64) -> Result<()> {
     let changed = tx.execute(
         "UPDATE games SET result = ?2, dead = ?3, last_active = ?4 WHERE key = ?1",
         params![
@@ -596,20 +582,11 @@ fn set_ending(
             now as i64
         ],
     )?;
-    if changed == 0 {
-        return Err(StoreError::missing(key));
-    }
-    Ok(())
+    wrote(key, changed as u64)
 }
 
 impl Store for SqliteStore {
-    fn lease(
-        &self,
-        key: &str,
-        number: usize,
-        holder: &str,
-        ttl: Duration,
-    ) -> Result<bool, StoreError> {
+    fn lease(&self, key: &str, number: usize, holder: &str, ttl: Duration) -> Result<bool> {
         let (key, holder) = (key.to_string(), holder.to_string());
         let taken = Arc::new(AtomicBool::new(false));
         let granted = Arc::clone(&taken);
@@ -624,24 +601,20 @@ impl Store for SqliteStore {
         Ok(taken.load(Ordering::Relaxed))
     }
 
-    fn ping(&self) -> Result<(), StoreError> {
+    fn ping(&self) -> Result<()> {
         self.conn().query_row("SELECT 1", [], |_| Ok(()))?;
         Ok(())
     }
 
-    fn load_all(&self) -> Result<Vec<StoredGame>, StoreError> {
+    fn load_all(&self) -> Result<Vec<StoredGame>> {
         self.select("", [])
     }
 
-    fn load(&self, key: &str) -> Result<Option<StoredGame>, StoreError> {
+    fn load(&self, key: &str) -> Result<Option<StoredGame>> {
         Ok(self.select("WHERE key = ?1", [key])?.pop())
     }
 
-    fn find_request(
-        &self,
-        client: &str,
-        request_id: &str,
-    ) -> Result<Option<StoredGame>, StoreError> {
+    fn find_request(&self, client: &str, request_id: &str) -> Result<Option<StoredGame>> {
         Ok(self
             .select(
                 "WHERE client = ?1 AND request_id = ?2",
@@ -650,14 +623,14 @@ impl Store for SqliteStore {
             .pop())
     }
 
-    fn count(&self) -> Result<usize, StoreError> {
+    fn count(&self) -> Result<usize> {
         let count: i64 = self
             .conn()
             .query_row("SELECT count(*) FROM games", [], |r| r.get(0))?;
         Ok(usize::try_from(count).unwrap_or(0))
     }
 
-    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<(), StoreError> {
+    fn create_within(&self, game: &StoredGame, max_open: usize) -> Result<()> {
         let game = game.clone();
         self.write(move |tx| {
             if game.ending.is_none() {
@@ -693,7 +666,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn version(&self, key: &str) -> Result<Option<u64>, StoreError> {
+    fn version(&self, key: &str) -> Result<Option<u64>> {
         let version: Option<i64> = self
             .conn()
             .query_row("SELECT version FROM games WHERE key = ?1", [key], |r| {
@@ -703,13 +676,7 @@ impl Store for SqliteStore {
         Ok(version.map(|v| u64::try_from(v).unwrap_or(0)))
     }
 
-    fn append(
-        &self,
-        key: &str,
-        version: u64,
-        moves: NewMoves,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn append(&self, key: &str, version: u64, moves: NewMoves, now: u64) -> Result<u64> {
         let key = key.to_string();
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)? {
@@ -723,41 +690,28 @@ impl Store for SqliteStore {
         Ok(version + 1)
     }
 
-    fn truncate(
-        &self,
-        key: &str,
-        version: u64,
-        len: usize,
-        undone_from: usize,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn truncate(&self, key: &str, version: u64, undo: Undo, now: u64) -> Result<u64> {
         let key = key.to_string();
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)?.filter(|r| is_resignation(r)) {
                 return Err(ended(&key, &result));
             }
             advance(tx, &key, version)?;
-            check_count(tx, &key, undone_from.saturating_sub(1))?;
+            check_count(tx, &key, undo.from.saturating_sub(1))?;
             tx.execute(
                 "DELETE FROM moves WHERE key = ?1 AND number > ?2",
-                params![key, len as i64],
+                params![key, undo.keep as i64],
             )?;
             tx.execute(
                 "UPDATE games SET undone_from = ?2 WHERE key = ?1",
-                params![key, undone_from as i64],
+                params![key, undo.from as i64],
             )?;
             set_ending(tx, &key, None, now)
         })?;
         Ok(version + 1)
     }
 
-    fn finish(
-        &self,
-        key: &str,
-        version: u64,
-        ending: &Ending,
-        now: u64,
-    ) -> Result<u64, StoreError> {
+    fn finish(&self, key: &str, version: u64, ending: &Ending, now: u64) -> Result<u64> {
         let (key, ending) = (key.to_string(), ending.clone());
         self.write(move |tx| {
             if let Some(result) = result_of(tx, &key)? {
@@ -769,21 +723,18 @@ impl Store for SqliteStore {
         Ok(version + 1)
     }
 
-    fn touch(&self, key: &str, now: u64) -> Result<(), StoreError> {
+    fn touch(&self, key: &str, now: u64) -> Result<()> {
         let key = key.to_string();
         self.write(move |tx| {
             let changed = tx.execute(
                 "UPDATE games SET last_active = ?2 WHERE key = ?1",
                 params![key, now as i64],
             )?;
-            if changed == 0 {
-                return Err(StoreError::missing(&key));
-            }
-            Ok(())
+            wrote(&key, changed as u64)
         })
     }
 
-    fn delete(&self, key: &str) -> Result<(), StoreError> {
+    fn delete(&self, key: &str) -> Result<()> {
         let key = key.to_string();
         self.write(move |tx| {
             tx.execute("DELETE FROM games WHERE key = ?1", params![key])?;
@@ -791,7 +742,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>, StoreError> {
+    fn expire(&self, before: u64, keep: &[String]) -> Result<Vec<String>> {
         let mut conn = self.conn();
         // It reads before it deletes: the write lock first, as for every write.
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -872,7 +823,12 @@ mod tests {
         assert_eq!(all[0].moves, ["D4", "E5", "pass"]);
         assert_eq!(all[0].last_active, 150);
         assert_eq!(all[1].ending.as_ref(), Some(&ending));
-        assert_eq!(store.truncate("a", 1, 1, 4, 170).unwrap(), 2);
+        assert_eq!(
+            store
+                .truncate("a", 1, Undo { keep: 1, from: 4 }, 170)
+                .unwrap(),
+            2
+        );
         assert_eq!(store.load_all().unwrap()[0].moves, ["D4"]);
         let a = store.load("a").unwrap().unwrap();
         assert_eq!((a.undone_from, a.version), (Some(4), 2));
@@ -895,7 +851,7 @@ mod tests {
         for refused in [
             store.append("a", 1, new_moves(3, &["F6"]), 160),
             store.finish("a", 1, &resigned, 160),
-            store.truncate("a", 1, 0, 3, 160),
+            store.truncate("a", 1, Undo { keep: 0, from: 3 }, 160),
         ] {
             assert_eq!(refused.unwrap_err().kind, StoreErrorKind::Taken);
         }
@@ -912,7 +868,9 @@ mod tests {
                 ..game("b", &["pass", "pass"])
             })
             .unwrap();
-        store.truncate("b", 0, 0, 3, 160).unwrap();
+        store
+            .truncate("b", 0, Undo { keep: 0, from: 3 }, 160)
+            .unwrap();
         store.touch("b", 170).unwrap();
         assert_eq!(
             store.touch("zz", 170).unwrap_err().kind,
