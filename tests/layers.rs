@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("ground::lines", 0),
     ("ground::locate", 0),
     ("ground::download", 0),
+    ("ground::error", 0),
     // Rules.
     ("rules::board", 1),
     ("rules::game", 2),

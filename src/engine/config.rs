@@ -420,7 +420,7 @@ pub struct Config {
     from_file: BTreeSet<String>,
 }
 
-crate::message_error!(
+crate::ground::error::message_error!(
     /// A configuration that cannot be used; `Display` is the one line the user reads.
     ConfigError
 );

@@ -200,7 +200,7 @@ pub struct Book {
     entries: HashMap<u64, Entry>,
 }
 
-crate::message_error!(
+crate::ground::error::message_error!(
     /// Why a book could not be read; `Display` names the line.
     BookError
 );

@@ -77,7 +77,7 @@ impl KataRules {
     }
 }
 
-crate::message_error!(
+crate::ground::error::message_error!(
     /// Why a rule text was refused.
     RulesError
 );

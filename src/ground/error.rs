@@ -1,7 +1,6 @@
 /// Declares an error type whose whole content is the one line the user reads: a tuple
 /// struct around a `String`, whose `Display` writes it. The struct's field stays private to
 /// the module that invokes the macro, as a hand-written one would.
-#[macro_export]
 macro_rules! message_error {
     ($(#[$attr:meta])* $name:ident) => {
         $(#[$attr])*
@@ -18,9 +17,11 @@ macro_rules! message_error {
     };
 }
 
+pub(crate) use message_error;
+
 #[cfg(test)]
 mod tests {
-    message_error!(
+    super::message_error!(
         /// A test's error.
         Refusal
     );
