@@ -238,10 +238,7 @@ fn ten_thousandths(rate: f32) -> u32 {
 mod tests {
     use super::*;
     use crate::engine::player::{MoveInfo, RootInfo};
-
-    fn args(text: &str) -> Vec<String> {
-        text.split_whitespace().map(String::from).collect()
-    }
+    use crate::front::gtp::protocol::args_of as args;
 
     #[test]
     fn sabaki_and_lizzie_argument_forms_parse() {

@@ -54,6 +54,13 @@ pub fn parse(line: &str) -> Command {
     }
 }
 
+/// The arguments [`parse`] gives a command line that ends in `text` (for tests that call a
+/// command's own parser).
+#[cfg(test)]
+pub(crate) fn args_of(text: &str) -> Vec<String> {
+    parse(&format!("command {text}")).args
+}
+
 /// A failed command, with the spec's lower-case error texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GtpError {

@@ -122,10 +122,7 @@ pub fn format(out: &NetOutput) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(text: &str) -> Vec<String> {
-        text.split_whitespace().map(String::from).collect()
-    }
+    use crate::front::gtp::protocol::args_of as args;
 
     #[test]
     fn arguments_follow_katago() {

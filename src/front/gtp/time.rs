@@ -137,8 +137,7 @@ mod tests {
     use super::*;
 
     fn parse(line: &str) -> Result<TimeSystem, GtpError> {
-        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
-        parse_kata_time_settings(&args)
+        parse_kata_time_settings(&crate::front::gtp::protocol::args_of(line))
     }
 
     #[test]
