@@ -140,89 +140,85 @@ pub fn pass() -> NewChild {
 mod tests {
     use super::*;
 
-    fn rate(child: NewChild) -> f32 {
+    fn pt(v: &str) -> Point {
+        Point::parse(v, 9).unwrap()
+    }
+
+    /// A 9x9 board with `black`'s stones, then `white`'s.
+    fn board(black: &[&str], white: &[&str]) -> Board {
+        let mut b = Board::new(9);
+        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
+            for v in stones {
+                b.play(pt(v), c);
+            }
+        }
+        b
+    }
+
+    /// The share of virtual wins `c`'s stone on `v` starts with.
+    fn rate(b: &Board, v: &str, c: Color, last: Option<Point>) -> f32 {
+        share(stone(b, pt(v), c, last, &mut Scratch::new()))
+    }
+
+    fn share(child: NewChild) -> f32 {
         child.prior_wins as f32 / (2 * child.prior_visits) as f32
     }
 
     #[test]
     fn captures_beat_quiet_moves_and_self_ataris_lose() {
-        let mut b = Board::new(9);
-        let pt = |v: &str| Point::parse(v, 9).unwrap();
-        for v in ["D5", "F5", "E4"] {
-            b.play(pt(v), Color::Black);
-        }
-        b.play(pt("E5"), Color::White);
-        let capture = rate(stone(&b, pt("E6"), Color::Black, None, &mut Scratch::new()));
-        let quiet = rate(stone(&b, pt("C7"), Color::Black, None, &mut Scratch::new()));
+        let b = board(&["D5", "F5", "E4"], &["E5"]);
+        let capture = rate(&b, "E6", Color::Black, None);
+        let quiet = rate(&b, "C7", Color::Black, None);
         // For White, E6 saves E5: the two stones get three liberties (D6, F6, E7).
-        let save = rate(stone(&b, pt("E6"), Color::White, None, &mut Scratch::new()));
+        let save = rate(&b, "E6", Color::White, None);
         assert!(capture > quiet);
         assert!(save > quiet);
         // White D4 inside black C4, D3, E4 has one liberty (D5) and captures nothing.
-        let mut b = Board::new(9);
-        for v in ["C4", "D3", "E4"] {
-            b.play(pt(v), Color::Black);
-        }
-        let self_atari = rate(stone(&b, pt("D4"), Color::White, None, &mut Scratch::new()));
+        let b = board(&["C4", "D3", "E4"], &[]);
+        let self_atari = rate(&b, "D4", Color::White, None);
         assert!(self_atari < quiet);
-        assert!(rate(pass()) < quiet);
+        assert!(share(pass()) < quiet);
     }
 
     #[test]
     fn running_into_a_working_ladder_starts_behind() {
-        let pt = |v: &str| Point::parse(v, 9).unwrap();
         // White D4 in atari (Black C4, D3, E4); D5 gives it two liberties, C5 and D6, with
         // E5 black: the ladder works on an empty board.
-        let mut b = Board::new(9);
-        for v in ["C4", "D3", "E4", "E5"] {
-            b.play(pt(v), Color::Black);
-        }
-        b.play(pt("D4"), Color::White);
-        let mut scratch = Scratch::new();
-        let run = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
-        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
+        let mut b = board(&["C4", "D3", "E4", "E5"], &["D4"]);
+        let run = rate(&b, "D5", Color::White, None);
+        let quiet = rate(&b, "G7", Color::White, None);
         assert!(run < quiet, "{run} {quiet}");
         // With a white stone on C6 the ladder fails: then running out is good.
         b.play(pt("C6"), Color::White);
-        let run = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
-        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
+        let run = rate(&b, "D5", Color::White, None);
+        let quiet = rate(&b, "G7", Color::White, None);
         assert!(run > quiet, "{run} {quiet}");
     }
 
     #[test]
     fn extending_two_liberties_into_a_ladder_starts_behind() {
-        let pt = |v: &str| Point::parse(v, 9).unwrap();
         // White D4 (liberties D5, E4) against Black C4, D3, E5, F4: E4 leaves the two stones
         // two liberties, D5 and E3, and Black ladders them; D5 gives them three.
-        let mut b = Board::new(9);
-        for v in ["C4", "D3", "E5", "F4"] {
-            b.play(pt(v), Color::Black);
-        }
-        b.play(pt("D4"), Color::White);
-        let mut scratch = Scratch::new();
-        let quiet = rate(stone(&b, pt("G7"), Color::White, None, &mut scratch));
-        let run = rate(stone(&b, pt("E4"), Color::White, None, &mut scratch));
+        let b = board(&["C4", "D3", "E5", "F4"], &["D4"]);
+        let quiet = rate(&b, "G7", Color::White, None);
+        let run = rate(&b, "E4", Color::White, None);
         assert!(run < quiet, "{run} {quiet}");
-        let out = rate(stone(&b, pt("D5"), Color::White, None, &mut scratch));
+        let out = rate(&b, "D5", Color::White, None);
         assert!(out > quiet, "{out} {quiet}");
     }
 
     #[test]
     fn moves_near_the_last_one_start_ahead() {
-        let mut b = Board::new(9);
-        let pt = |v: &str| Point::parse(v, 9).unwrap();
-        b.play(pt("E5"), Color::White);
+        let b = board(&[], &["E5"]);
         let last = Some(pt("E5"));
-        let near = rate(stone(&b, pt("E7"), Color::Black, last, &mut Scratch::new()));
-        let far = rate(stone(&b, pt("B8"), Color::Black, last, &mut Scratch::new()));
+        let near = rate(&b, "E7", Color::Black, last);
+        let far = rate(&b, "B8", Color::Black, last);
         assert!(near > far, "{near} {far}");
     }
 
     #[test]
     fn the_learned_patterns_prefer_contact_to_the_corner_point() {
-        let mut b = Board::new(9);
-        let pt = |v: &str| Point::parse(v, 9).unwrap();
-        b.play(pt("E5"), Color::White);
+        let b = board(&[], &["E5"]);
         let last = Some(pt("E5"));
         let mut scratch = Scratch::new();
         let contact = pattern_rate(&b, pt("E4"), Color::Black, last, &mut scratch);
