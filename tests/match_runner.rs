@@ -353,7 +353,10 @@ fn openings_start_each_pair_of_games_and_the_sprt_can_stop_early() {
         games.len() < 40,
         "the SPRT should stop a one-sided match early"
     );
+    // The decision stands even when the game under way as it was made is lost.
     assert_eq!(report["summary"]["sprt"]["verdict"], "AcceptH1");
+    let decided_after = report["summary"]["sprt"]["decided_after"].as_u64().unwrap();
+    assert!(decided_after as usize <= games.len(), "{decided_after}");
     let first_moves = |n: u64| {
         let text = std::fs::read_to_string(sgf_dir.join(format!("game-{n:04}.sgf"))).unwrap();
         let game = sgf::load_game(&text, None, Rules::chinese(7.0)).unwrap();

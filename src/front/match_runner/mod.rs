@@ -30,7 +30,7 @@ use crate::rules::sgf::{self, RecordInfo};
 use engine::Contestant;
 use play::{Ending, Fault, GameSetup, PlayedGame, play_game};
 pub use report::{GameRecord, MatchReport};
-use stats::{Sprt, Verdict};
+use stats::Sprt;
 use time_control::TimeControl;
 
 /// Everything `tengen match` is asked to do.
@@ -141,7 +141,8 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
     let bar = progress_bar(options);
     bar.set_position(report.games.len() as u64);
     let next_game = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    // A resumed match whose SPRT has decided plays no more games.
+    let stop = AtomicBool::new(report.sprt_decided());
     let started = Instant::now();
     thread::scope(|scope| {
         let (tx, rx) = mpsc::channel();
@@ -178,9 +179,7 @@ pub fn run(options: &MatchOptions) -> Result<MatchReport, MatchError> {
             report.add(record);
             bar.set_position(report.games.len() as u64);
             bar.set_message(report.running_score());
-            if let Some(sprt) = &options.sprt
-                && sprt.verdict(&report.tally_a()) != Verdict::Continue
-            {
+            if report.sprt_decided() {
                 stop.store(true, Ordering::Relaxed);
             }
         }

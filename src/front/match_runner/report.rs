@@ -186,8 +186,11 @@ pub struct SprtSummary {
     pub llr: f64,
     /// Its stopping bounds.
     pub bounds: (f64, f64),
-    /// What it says.
+    /// What it decided, or says now while it has not decided.
     pub verdict: Verdict,
+    /// The games after which it decided and the match stopped; a game already under way
+    /// then still finishes and counts in `llr`, but the decision stands.
+    pub decided_after: Option<usize>,
 }
 
 /// Everything a match produced.
@@ -209,6 +212,9 @@ pub struct MatchReport {
     commands: [String; 2],
     #[serde(skip)]
     sprt: Option<Sprt>,
+    /// The SPRT's decision and the games it was made after.
+    #[serde(skip)]
+    decision: Option<(Verdict, usize)>,
 }
 
 impl MatchReport {
@@ -223,12 +229,27 @@ impl MatchReport {
             names,
             commands: [options.black.clone(), options.white.clone()],
             sprt: options.sprt,
+            decision: None,
         }
     }
 
     /// Adds a finished game.
     pub fn add(&mut self, record: GameRecord) {
         self.games.push(record);
+    }
+
+    /// Whether the SPRT, if one was asked for, has decided: at the first time its
+    /// log-likelihood ratio leaves the bounds, the decision is recorded and stands.
+    pub fn sprt_decided(&mut self) -> bool {
+        if self.decision.is_none()
+            && let Some(test) = &self.sprt
+        {
+            let verdict = test.verdict(&self.tally_a());
+            if verdict != Verdict::Continue {
+                self.decision = Some((verdict, self.games.len()));
+            }
+        }
+        self.decision.is_some()
     }
 
     /// Engine A's wins, draws and losses so far.
@@ -306,7 +327,10 @@ impl MatchReport {
                 test,
                 llr: test.llr(&tally),
                 bounds: test.bounds(),
-                verdict: test.verdict(&tally),
+                verdict: self
+                    .decision
+                    .map_or_else(|| test.verdict(&tally), |(verdict, _)| verdict),
+                decided_after: self.decision.map(|(_, games)| games),
             }),
             seconds: elapsed.as_secs_f64(),
         });
@@ -383,7 +407,7 @@ impl fmt::Display for MatchReport {
         if let Some(sprt) = &s.sprt {
             writeln!(
                 f,
-                "SPRT elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.2} in [{:.2}, {:.2}]: {}",
+                "SPRT elo0 {} elo1 {} (alpha {}, beta {}): LLR {:.2} in [{:.2}, {:.2}]: {}{}",
                 sprt.test.elo0,
                 sprt.test.elo1,
                 sprt.test.alpha,
@@ -395,6 +419,10 @@ impl fmt::Display for MatchReport {
                     Verdict::AcceptH1 => "H1 accepted (A is stronger by at least elo1)",
                     Verdict::AcceptH0 => "H0 accepted (A is not stronger by more than elo0)",
                     Verdict::Continue => "no decision yet",
+                },
+                match sprt.decided_after {
+                    Some(games) => format!(", after {games} games"),
+                    None => String::new(),
                 }
             )?;
         }
@@ -433,6 +461,73 @@ pub fn distinct_names([a, b]: [String; 2]) -> [String; 2] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A report of an SPRT match between `a` and `b`, with no games yet.
+    fn sprt_report(test: &str) -> MatchReport {
+        MatchReport {
+            size: 9,
+            komi: 7.0,
+            handicap: 0,
+            games: Vec::new(),
+            summary: None,
+            names: ["a".into(), "b".into()],
+            commands: ["a".into(), "b".into()],
+            sprt: Some(Sprt::parse(test).unwrap()),
+            decision: None,
+        }
+    }
+
+    /// Game `number`, which A (Black) won or lost.
+    fn game(number: usize, a_won: bool) -> GameRecord {
+        let result = if a_won { "B+R" } else { "W+R" };
+        GameRecord::resumed(
+            number,
+            true,
+            result.into(),
+            "resign".into(),
+            10,
+            String::new(),
+        )
+    }
+
+    #[test]
+    fn the_sprts_decision_stands_when_a_game_under_way_pulls_the_llr_back() {
+        let mut report = sprt_report("0,200");
+        let mut number = 0;
+        while !report.sprt_decided() {
+            number += 1;
+            assert!(number < 20, "four straight wins decide 0,200");
+            report.add(game(number, true));
+        }
+        // A game under way when the test decided, lost: the LLR falls back inside the
+        // bounds, and the report still says what stopped the match.
+        report.add(game(number + 1, false));
+        assert!(report.sprt_decided());
+        report.finish(Duration::ZERO);
+        let sprt = report.summary.as_ref().unwrap().sprt.as_ref().unwrap();
+        assert!(sprt.llr < sprt.bounds.1, "{}", sprt.llr);
+        assert_eq!(sprt.verdict, Verdict::AcceptH1);
+        assert_eq!(sprt.decided_after, Some(number));
+        assert!(
+            report
+                .to_string()
+                .contains(&format!("after {number} games"))
+        );
+    }
+
+    #[test]
+    fn an_undecided_sprt_says_where_it_stands() {
+        let mut report = sprt_report("0,200");
+        report.add(game(1, true));
+        report.add(game(2, false));
+        assert!(!report.sprt_decided());
+        report.finish(Duration::ZERO);
+        let sprt = report.summary.as_ref().unwrap().sprt.as_ref().unwrap();
+        assert_eq!(
+            (sprt.verdict, sprt.decided_after),
+            (Verdict::Continue, None)
+        );
+    }
 
     #[test]
     fn same_names_are_told_apart() {
