@@ -144,15 +144,8 @@ mod tests {
         Point::parse(v, 9).unwrap()
     }
 
-    /// A 9x9 board with `black`'s stones, then `white`'s.
     fn board(black: &[&str], white: &[&str]) -> Board {
-        let mut b = Board::new(9);
-        for (stones, c) in [(black, Color::Black), (white, Color::White)] {
-            for v in stones {
-                b.play(pt(v), c);
-            }
-        }
-        b
+        Board::with_stones(9, black, white)
     }
 
     /// The share of virtual wins `c`'s stone on `v` starts with.
