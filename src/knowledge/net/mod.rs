@@ -16,6 +16,8 @@ mod kataboard;
 pub mod known;
 mod ladder;
 pub mod model;
+#[cfg(test)]
+pub(crate) mod test_net;
 
 pub use forward::{DEFAULT_OPTIMISM, Net};
 pub use model::NetError;

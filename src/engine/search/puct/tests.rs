@@ -1,4 +1,3 @@
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,6 +10,7 @@ use crate::engine::search::report::{AnalysisRequest, ScoreStats};
 use crate::engine::search::search_tree::SearchTree;
 use crate::engine::search::settings::{DEFAULT_LEAF_BATCH, SearchSettings};
 use crate::knowledge::net::Net;
+use crate::knowledge::net::test_net::{real_net, real_net_test};
 use crate::rules::board::{Color, Move, Point};
 use crate::rules::game::{Game, Rules, fixed_handicap_points};
 
@@ -519,35 +519,12 @@ fn a_handicap_move_is_searched_with_the_playout_doubling_the_net_is_told_of() {
     assert_ne!(with, without, "the net reads the doubling");
 }
 
-/// A test with KataGo's g170-b6c96 net: it runs in --release with the net in
-/// `TENGEN_TEST_NETS` (build.rs then sets `test_nets`), and is ignored otherwise.
-macro_rules! real_net_test {
-    ($(#[$attr:meta])* fn $name:ident() $body:block) => {
-        #[test]
-        #[cfg_attr(
-            not(all(test_nets, not(debug_assertions))),
-            ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-        )]
-        $(#[$attr])*
-        fn $name() $body
-    };
-}
-
-/// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
-fn real_net() -> Arc<Net> {
-    let file = PathBuf::from(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
-    Arc::new(
-        Net::load(&file)
-            .unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS names the nets' directory)")),
-    )
-}
-
 /// A search of `visits` on `threads` with the real net, every root move searched: the tests
 /// of tree reuse start from boards a symmetry maps onto themselves, where root symmetry
 /// pruning would drop the kept tree.
 fn net_search(visits: u64, threads: usize) -> PuctSearch {
     PuctSearch::new(
-        real_net(),
+        Arc::new(real_net()),
         SearchSettings {
             playouts: Some(visits),
             threads,
@@ -860,7 +837,7 @@ real_net_test!(
             seed: Some(1),
             ..SearchSettings::default()
         };
-        let mut search = PuctSearch::new(real_net(), settings);
+        let mut search = PuctSearch::new(Arc::new(real_net()), settings);
         let on_the_clock = Budget {
             deadline: Some(Instant::now() + Duration::from_secs(60)),
             ..Budget::default()
@@ -1008,7 +985,7 @@ real_net_test!(
 
 real_net_test!(
     fn a_second_search_of_a_position_takes_its_evaluations_from_the_nets_cache() {
-        let net = real_net();
+        let net = Arc::new(real_net());
         let settings = SearchSettings {
             playouts: Some(100),
             threads: 1,
@@ -1047,7 +1024,7 @@ fn two_stone_game() -> Game {
 /// A one-thread search of 60 visits that resigns below 50%, with `handicap_komi_set`.
 fn handicap_search(handicap_komi_set: Option<f32>) -> PuctSearch {
     PuctSearch::new(
-        real_net(),
+        Arc::new(real_net()),
         SearchSettings {
             playouts: Some(60),
             threads: 1,

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 use crate::knowledge::net::model::synthetic;
+use crate::knowledge::net::test_net::{real_net, real_net_test};
 use crate::rules::board::Color;
 
 /// One of KataGo's answers to `kata-raw-nn`: what it printed for one symmetry.
@@ -42,12 +43,6 @@ fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/nets")
         .join(name)
-}
-
-/// KataGo's g170-b6c96 net, from the directory of real nets (build.rs: `TENGEN_TEST_NETS`).
-fn real_net() -> Net {
-    let file = Path::new(env!("TENGEN_TEST_NETS")).join("g170-b6c96.bin.gz");
-    Net::load(&file).unwrap_or_else(|e| panic!("{e} (TENGEN_TEST_NETS names the nets' directory)"))
 }
 
 /// A text file, gunzipped if its name ends in `.gz`.
@@ -335,30 +330,27 @@ fn within_tolerance(errors: &MaxErrors) {
     assert!(errors.ownership <= 2e-3, "{errors:?}");
 }
 
-/// The three empty boards (9x9, 13x13, 19x19) of the recorded positions, symmetry 0, their
-/// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
-/// squared score 1%), ownership 2e-3.
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn real_net_matches_katago_on_empty_boards() {
-    let net = real_net();
-    assert_eq!(net.version(), 8);
-    assert!(!net.has_optimism_channel());
-    assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
-    let recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
-    let empty: Vec<&Recorded> = recorded.iter().filter(|r| r.moves == "-").collect();
-    assert_eq!(empty.len(), 3);
-    let mut errors = MaxErrors::default();
-    for r in &empty {
-        let out = net.evaluate(&empty_board(r.size, r.komi), 0, DEFAULT_OPTIMISM);
-        compare(&out, &r.answers[0], &mut errors);
+real_net_test!(
+    /// The three empty boards (9x9, 13x13, 19x19) of the recorded positions, symmetry 0, their
+    /// features written here, against KataGo: policy within 2e-4, value 1e-3, scores 0.05 (the
+    /// squared score 1%), ownership 2e-3.
+    fn real_net_matches_katago_on_empty_boards() {
+        let net = real_net();
+        assert_eq!(net.version(), 8);
+        assert!(!net.has_optimism_channel());
+        assert_eq!(net.name(), "g170-b6c96-s175395328-d26788732");
+        let recorded = read_recorded(&data("g170-b6c96.kata-raw-nn.txt"));
+        let empty: Vec<&Recorded> = recorded.iter().filter(|r| r.moves == "-").collect();
+        assert_eq!(empty.len(), 3);
+        let mut errors = MaxErrors::default();
+        for r in &empty {
+            let out = net.evaluate(&empty_board(r.size, r.komi), 0, DEFAULT_OPTIMISM);
+            compare(&out, &r.answers[0], &mut errors);
+        }
+        eprintln!("largest differences from KataGo: {errors:?}");
+        within_tolerance(&errors);
     }
-    eprintln!("largest differences from KataGo: {errors:?}");
-    within_tolerance(&errors);
-}
+);
 
 /// `net` on every position of `records` from KataGo's features (tests/data/nets), one by one
 /// and then all in one batch list: the largest differences from KataGo's answers.
@@ -400,27 +392,24 @@ fn against_katago(net: &Net, records: &[PathBuf]) -> (usize, MaxErrors, MaxError
     (recorded.len(), one_by_one, batched)
 }
 
-/// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
-/// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
-/// answers; the positions evaluated one by one and in batches.
-#[test]
-#[cfg_attr(
-    not(all(test_nets, not(debug_assertions))),
-    ignore = "needs g170-b6c96.bin.gz in TENGEN_TEST_NETS, and --release"
-)]
-fn real_net_matches_katago_on_every_recorded_position() {
-    let net = real_net();
-    let records = [
-        data("g170-b6c96.kata-raw-nn.txt"),
-        data("g170-b6c96.extra.kata-raw-nn.txt"),
-    ];
-    let (positions, one_by_one, batched) = against_katago(&net, &records);
-    assert_eq!(positions, 271);
-    eprintln!("one by one, largest differences from KataGo: {one_by_one:?}");
-    eprintln!("batched, largest differences from KataGo: {batched:?}");
-    within_tolerance(&one_by_one);
-    within_tolerance(&batched);
-}
+real_net_test!(
+    /// Every recorded position (271: openings to endgames, passes, kos, handicap, sizes 2-19,
+    /// symmetries 0-7, the colour not to move), from KataGo's own input features, against its
+    /// answers; the positions evaluated one by one and in batches.
+    fn real_net_matches_katago_on_every_recorded_position() {
+        let net = real_net();
+        let records = [
+            data("g170-b6c96.kata-raw-nn.txt"),
+            data("g170-b6c96.extra.kata-raw-nn.txt"),
+        ];
+        let (positions, one_by_one, batched) = against_katago(&net, &records);
+        assert_eq!(positions, 271);
+        eprintln!("one by one, largest differences from KataGo: {one_by_one:?}");
+        eprintln!("batched, largest differences from KataGo: {batched:?}");
+        within_tolerance(&one_by_one);
+        within_tolerance(&batched);
+    }
+);
 
 /// Every synthetic net, regenerated here from its seed: the convolutional ones of versions
 /// 8-15 and the transformers of 15-17, each with its version and the name of KataGo's answers
