@@ -148,7 +148,7 @@ pub fn holds(key: &str, held: i64, count: usize) -> Result<()> {
     Ok(())
 }
 
-/// Succeeds when a write to game `key` changed `rows` > 0 rows; else the game is not there.
+/// Succeeds when a write to game `key` changed some row (`rows` > 0); else the game is not there.
 pub fn wrote(key: &str, rows: u64) -> Result<()> {
     if rows == 0 {
         return Err(StoreError::missing(key));
